@@ -1,0 +1,214 @@
+// Package history owns a thread's messages: the threads and messages tables.
+// It appends messages (once per client id), lists them, and loads the
+// character-limited window of the newest messages that goes into a prompt.
+//
+// Read-only queries of other packages over messages (search) are listed here
+// as they are added.
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// Roles and kinds of messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+
+	KindMessage = "message"
+	KindSummary = "summary"
+	KindTool    = "tool"
+)
+
+// DB is what the store needs of a pool or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Store reads and writes threads and messages.
+type Store struct {
+	db DB
+}
+
+// NewStore returns a Store on db, a pool or a transaction.
+func NewStore(db DB) *Store { return &Store{db: db} }
+
+// WithTx returns a Store that works inside tx.
+func (s *Store) WithTx(tx pgx.Tx) *Store { return &Store{db: tx} }
+
+// Thread is one conversation.
+type Thread struct {
+	ID           string
+	ProjectID    string
+	Title        string
+	SystemPrompt string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ThreadCreate is what a new thread may be given.
+type ThreadCreate struct {
+	Title        string
+	ProjectID    string
+	SystemPrompt string
+}
+
+// Message is one message of a thread.
+type Message struct {
+	ID        int64
+	ThreadID  string
+	Role      string
+	Kind      string
+	Content   string
+	Chars     int // length in Unicode characters
+	ClientID  string
+	TurnID    string
+	CreatedAt time.Time
+}
+
+// NewMessage is a message to append.
+type NewMessage struct {
+	Role     string
+	Kind     string // "" means KindMessage
+	Content  string
+	ClientID string // optional; unique per thread: a second append with it returns the first
+	TurnID   string // optional: the turn that wrote it
+}
+
+// MaxTitleChars bounds a thread's title.
+const MaxTitleChars = 200
+
+// ValidateContent refuses what must never be stored: empty text, a NUL byte,
+// invalid UTF-8 and text over max characters (max <= 0: no limit). The error
+// is an EINVALID or ETOOLARGE *yakor.Error.
+func ValidateContent(content string, max int) error {
+	if !utf8.ValidString(content) {
+		return yakor.Errorf(yakor.EINVALID, "content is not valid UTF-8")
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return yakor.Errorf(yakor.EINVALID, "content contains a NUL character (\\u0000), which cannot be stored")
+	}
+	if strings.TrimSpace(content) == "" {
+		return yakor.Errorf(yakor.EINVALID, "content is empty")
+	}
+	if n := utf8.RuneCountInString(content); max > 0 && n > max {
+		return yakor.Errorf(yakor.ETOOLARGE, "content is %d characters long; the limit is %d", n, max)
+	}
+	return nil
+}
+
+func validText(field, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return yakor.Errorf(yakor.EINVALID, "%s is not valid UTF-8", field)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return yakor.Errorf(yakor.EINVALID, "%s contains a NUL character", field)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return yakor.Errorf(yakor.EINVALID, "%s is %d characters long; the limit is %d", field, n, max)
+	}
+	return nil
+}
+
+// CreateThread creates a thread for scope's user.
+func (s *Store) CreateThread(ctx context.Context, scope yakor.Scope, tc ThreadCreate) (Thread, error) {
+	tc.Title = strings.TrimSpace(tc.Title)
+	if err := validText("title", tc.Title, MaxTitleChars); err != nil {
+		return Thread{}, err
+	}
+	if err := validText("system prompt", tc.SystemPrompt, 100_000); err != nil {
+		return Thread{}, err
+	}
+	const q = `
+INSERT INTO threads (tenant_id, user_id, id, project_id, title, system_prompt)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at`
+	var project *string
+	if tc.ProjectID != "" {
+		project = &tc.ProjectID
+	}
+	var t Thread
+	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, uuid.NewString(), project, tc.Title, tc.SystemPrompt).
+		Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+	if err != nil {
+		return Thread{}, wrap("create thread", err)
+	}
+	return t, nil
+}
+
+// FindThread returns scope's thread, or ENOTFOUND.
+func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, error) {
+	if _, err := uuid.Parse(scope.ThreadID); err != nil {
+		return Thread{}, errThreadNotFound(scope.ThreadID)
+	}
+	const q = `
+SELECT id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at
+FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
+	var t Thread
+	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID).
+		Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Thread{}, errThreadNotFound(scope.ThreadID)
+	}
+	if err != nil {
+		return Thread{}, wrap("find thread", err)
+	}
+	return t, nil
+}
+
+// ThreadFilter narrows FindThreads.
+type ThreadFilter struct {
+	Limit int // 0: 100; at most 1000
+}
+
+// FindThreads lists scope's user's threads, most recently active first.
+func (s *Store) FindThreads(ctx context.Context, scope yakor.Scope, f ThreadFilter) ([]Thread, error) {
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	const q = `
+SELECT id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at
+FROM threads WHERE tenant_id = $1 AND user_id = $2
+ORDER BY updated_at DESC, id LIMIT $3`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit)
+	if err != nil {
+		return nil, wrap("find threads", err)
+	}
+	threads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Thread, error) {
+		var t Thread
+		err := r.Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+		return t, err
+	})
+	if err != nil {
+		return nil, wrap("find threads", err)
+	}
+	return threads, nil
+}
+
+func errThreadNotFound(id string) error {
+	return yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", id)
+}
+
+// wrap adds the operation to err and turns a lost database into EUNAVAILABLE.
+func wrap(op string, err error) error {
+	if postgres.Unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

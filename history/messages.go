@@ -1,0 +1,199 @@
+package history
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+)
+
+const messageColumns = `id, thread_id::text, role, kind, content, chars, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at`
+
+func scanMessage(r pgx.CollectableRow) (Message, error) {
+	var m Message
+	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.ClientID, &m.TurnID, &m.CreatedAt)
+	return m, err
+}
+
+// Append stores a message at the end of scope's thread. When nm.ClientID is
+// set and the thread already holds a message with it, Append writes nothing
+// and returns that message with created false; this holds for concurrent
+// calls too. The content is validated as by ValidateContent (no size limit:
+// the caller applies its own).
+func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m Message, created bool, err error) {
+	if err := ValidateContent(nm.Content, 0); err != nil {
+		return Message{}, false, err
+	}
+	if nm.Kind == "" {
+		nm.Kind = KindMessage
+	}
+	switch nm.Role {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+	default:
+		return Message{}, false, yakor.Errorf(yakor.EINVALID, "unknown role %q", nm.Role)
+	}
+	switch nm.Kind {
+	case KindMessage, KindSummary, KindTool:
+	default:
+		return Message{}, false, yakor.Errorf(yakor.EINVALID, "unknown kind %q", nm.Kind)
+	}
+	if err := validText("client_id", nm.ClientID, 200); err != nil {
+		return Message{}, false, err
+	}
+	if _, err := s.FindThread(ctx, scope); err != nil {
+		return Message{}, false, err
+	}
+	var clientID, turnID *string
+	if nm.ClientID != "" {
+		clientID = &nm.ClientID
+	}
+	if nm.TurnID != "" {
+		turnID = &nm.TurnID
+	}
+	const ins = `
+WITH ins AS (
+    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+    RETURNING ` + messageColumns + `
+), touch AS (
+    UPDATE threads SET updated_at = now()
+    WHERE tenant_id = $1 AND id = $3 AND EXISTS (SELECT 1 FROM ins)
+)
+SELECT * FROM ins`
+	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID)
+	if err != nil {
+		return Message{}, false, wrap("append message", err)
+	}
+	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
+	if err == nil {
+		return m, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return Message{}, false, wrap("append message", err)
+	}
+	// The client id is taken: the first message with it is the answer.
+	m, err = s.FindByClientID(ctx, scope, nm.ClientID)
+	if err != nil {
+		return Message{}, false, err
+	}
+	return m, false, nil
+}
+
+// FindByClientID returns the message of scope's thread with the client id.
+func (s *Store) FindByClientID(ctx context.Context, scope yakor.Scope, clientID string) (Message, error) {
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND client_id = $4`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, clientID)
+	if err != nil {
+		return Message{}, wrap("find message by client id", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "no message with client_id %q", clientID)
+	}
+	if err != nil {
+		return Message{}, wrap("find message by client id", err)
+	}
+	return m, nil
+}
+
+// FindMessage returns the message with id in scope's tenant and user (and
+// thread, when scope names one).
+func (s *Store) FindMessage(ctx context.Context, scope yakor.Scope, id int64) (Message, error) {
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND ($4 = '' OR thread_id::text = $4)`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, id, scope.ThreadID)
+	if err != nil {
+		return Message{}, wrap("find message", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "message %d not found", id)
+	}
+	if err != nil {
+		return Message{}, wrap("find message", err)
+	}
+	return m, nil
+}
+
+// MessageFilter narrows Messages.
+type MessageFilter struct {
+	AfterID int64 // only messages with a greater id
+	Limit   int   // 0: all
+}
+
+// Messages lists scope's thread's messages, oldest first. An unknown thread
+// is ENOTFOUND.
+func (s *Store) Messages(ctx context.Context, scope yakor.Scope, f MessageFilter) ([]Message, error) {
+	if _, err := s.FindThread(ctx, scope); err != nil {
+		return nil, err
+	}
+	limit := any(nil)
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4
+ORDER BY id LIMIT $5`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, f.AfterID, limit)
+	if err != nil {
+		return nil, wrap("list messages", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, wrap("list messages", err)
+	}
+	return msgs, nil
+}
+
+// Window returns the newest whole messages of scope's thread older than
+// beforeID (0: all) whose characters sum to at most budget: it takes
+// messages newest first, stops at the first that does not fit, and returns
+// them oldest first. It reads the thread in growing pages, so its cost
+// follows the window's size, not the thread's.
+func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, beforeID int64) ([]Message, error) {
+	if budget <= 0 {
+		return nil, nil
+	}
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4)
+ORDER BY id DESC LIMIT $5`
+	var (
+		window []Message
+		used   int
+		cursor = beforeID
+		page   = 32
+	)
+	for {
+		rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cursor, page)
+		if err != nil {
+			return nil, wrap("load window", err)
+		}
+		batch, err := pgx.CollectRows(rows, scanMessage)
+		if err != nil {
+			return nil, wrap("load window", err)
+		}
+		for _, m := range batch {
+			if used+m.Chars > budget {
+				return reverse(window), nil
+			}
+			used += m.Chars
+			window = append(window, m)
+		}
+		if len(batch) < page {
+			return reverse(window), nil
+		}
+		cursor = batch[len(batch)-1].ID
+		page = min(page*2, 1024)
+	}
+}
+
+func reverse(ms []Message) []Message {
+	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+	return ms
+}

@@ -1,0 +1,36 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Unavailable reports whether err means the database could not be reached or
+// went away mid-query (connection refused or reset, server shutting down), as
+// opposed to a bug or a constraint violation. Stores use it to turn such
+// failures into yakor.EUNAVAILABLE.
+func Unavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 57P01..57P03: admin shutdown, crash shutdown, cannot connect now.
+		return len(pgErr.Code) == 5 && (pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03")
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	var connErr *pgconn.ConnectError
+	return errors.As(err, &connErr) || pgconn.SafeToRetry(err)
+}
+
+// IsUniqueViolation reports whether err is a unique_violation (23505).
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

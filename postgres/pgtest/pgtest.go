@@ -1,0 +1,183 @@
+// Package pgtest gives each test its own freshly migrated database on the
+// PostgreSQL server named by TEST_DATABASE_URL (`make test` starts one and
+// sets it). A test that needs PostgreSQL and finds no server fails; it never
+// skips. Databases are cloned from a template migrated once per schema
+// version, and dropped when the test ends.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"yakor/migrations"
+	"yakor/postgres"
+)
+
+// URL returns TEST_DATABASE_URL, failing the test when it is not set.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		tb.Fatal("TEST_DATABASE_URL is not set: run the tests with `make test`, which starts a private PostgreSQL, or point it at a PostgreSQL 15+ server with pgvector and pg_trgm")
+	}
+	return url
+}
+
+// New creates a fresh migrated database for the test and returns a pool on
+// it; both are closed and dropped at cleanup.
+func New(tb testing.TB) *pgxpool.Pool {
+	tb.Helper()
+	url, _ := NewURL(tb)
+	ctx := context.Background()
+	pool, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 8}, Logger(tb))
+	if err != nil {
+		tb.Fatalf("pgtest: open: %v", err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
+}
+
+// NewURL creates a fresh migrated database for the test and returns its URL
+// and name, for tests that open connections themselves (a server under
+// test). It is dropped at cleanup, after cleanups registered later ran.
+func NewURL(tb testing.TB) (url, name string) {
+	tb.Helper()
+	base := URL(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		tb.Fatalf("pgtest: TEST_DATABASE_URL is set but the server cannot be reached: %v", err)
+	}
+	defer admin.Close(context.Background())
+
+	tmpl, err := template(ctx, admin, base)
+	if err != nil {
+		tb.Fatalf("pgtest: template: %v", err)
+	}
+	name = "yakor_t_" + randomHex(6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{tmpl}.Sanitize()); err != nil {
+		tb.Fatalf("pgtest: create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			tb.Errorf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+			tb.Errorf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return withDatabase(base, name), name
+}
+
+// template returns the name of a database migrated to the current schema,
+// creating it once; an advisory lock serialises test processes.
+func template(ctx context.Context, admin *pgx.Conn, base string) (string, error) {
+	name := "yakor_tmpl_" + schemaHash()
+	if _, err := admin.Exec(ctx, `SELECT pg_advisory_lock(7418529)`); err != nil {
+		return "", err
+	}
+	defer admin.Exec(context.Background(), `SELECT pg_advisory_unlock(7418529)`) //nolint:errcheck
+
+	var exists bool
+	if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'"); err != nil {
+		return "", err
+	}
+	pool, err := postgres.Open(ctx, withDatabase(base, name), postgres.Options{MaxConns: 2}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return "", err
+	}
+	err = postgres.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pool.Close()
+	if err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH IS_TEMPLATE true"); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// withDatabase returns base (URL or keyword/value form) rewritten as a
+// keyword/value DSN naming database name.
+func withDatabase(base, name string) string {
+	cfg, err := pgx.ParseConfig(base)
+	if err != nil {
+		return base
+	}
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable%s",
+		quote(cfg.Host), cfg.Port, quote(cfg.User), quote(name), passwordKV(cfg.Password))
+}
+
+func passwordKV(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " password=" + quote(p)
+}
+
+func quote(s string) string {
+	out := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '\''))
+}
+
+// schemaHash identifies the set of migrations, so a changed schema gets a
+// new template.
+func schemaHash() string {
+	h := sha256.New()
+	names, _ := fs.Glob(migrations.FS, "*.sql")
+	sort.Strings(names)
+	for _, n := range names {
+		b, _ := fs.ReadFile(migrations.FS, n)
+		h.Write([]byte(n))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Logger returns a logger for code under test: warnings and errors go to
+// standard error, where `go test` shows them beside the failing test.
+func Logger(tb testing.TB) *slog.Logger {
+	tb.Helper()
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -1,0 +1,156 @@
+// Package postgres opens Yakor's connection pool, checks that the server can
+// hold Yakor's data (pgvector, pg_trgm, a database that case-folds Cyrillic)
+// and applies the embedded migrations. It owns no table: each domain package
+// owns its own. Subpackage cluster runs a private server when no DATABASE_URL
+// is given; pgtest gives tests a fresh, migrated database.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"yakor"
+	"yakor/migrations"
+)
+
+// Options tune the pool.
+type Options struct {
+	MaxConns int32 // 0: pgxpool's default (max(4, cores))
+}
+
+// Open prepares the database at url and returns a pool on it: it creates the
+// vector and pg_trgm extensions if missing, checks that the database folds
+// Cyrillic case, and registers pgvector's types on every connection. It does
+// not migrate; call Migrate.
+func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open database: parse DATABASE_URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	if err := Check(ctx, cfg.ConnConfig); err != nil {
+		return nil, err
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		return pgxvec.RegisterTypes(ctx, conn)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	log.InfoContext(ctx, "database ready", "host", cfg.ConnConfig.Host, "database", cfg.ConnConfig.Database)
+	return pool, nil
+}
+
+// Check connects once and verifies what Yakor needs of the server, saying
+// plainly what is wrong: the server is reachable, PostgreSQL is 15 or newer,
+// the vector and pg_trgm extensions exist (creating them if needed), and the
+// database's default collation lower-cases Cyrillic.
+func Check(ctx context.Context, cc *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return yakor.Errorf(yakor.EUNAVAILABLE, "cannot connect to PostgreSQL at %s: %v", where(cc), err)
+	}
+	defer conn.Close(context.Background())
+
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
+		return fmt.Errorf("check database: %w", err)
+	}
+	if version < 150000 {
+		return yakor.Errorf(yakor.EUNAVAILABLE, "PostgreSQL at %s is version %d.%d; Yakor needs 15 or newer", where(cc), version/10000, version%10000)
+	}
+	for _, ext := range []string{"vector", "pg_trgm"} {
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{ext}.Sanitize()); err != nil {
+			hint := "install it on the database server"
+			if ext == "vector" {
+				hint = "install pgvector on the database server (scripts/setup.sh does it on Debian)"
+			}
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+				hint = "connect as a role allowed to create extensions, or have an administrator run CREATE EXTENSION " + ext
+			}
+			return yakor.Errorf(yakor.EUNAVAILABLE, "PostgreSQL at %s cannot create extension %q: %v; %s", where(cc), ext, pgErrMessage(err), hint)
+		}
+	}
+	var folded bool
+	if err := conn.QueryRow(ctx, `SELECT lower('ЛДСП Ёж') = 'лдсп ёж'`).Scan(&folded); err != nil {
+		return fmt.Errorf("check database: %w", err)
+	}
+	if !folded {
+		var collate string
+		_ = conn.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate)
+		return yakor.Errorf(yakor.EUNAVAILABLE,
+			"database %q at %s does not case-fold Cyrillic (collation %q): create it with a UTF-8 locale, e.g. CREATE DATABASE … LOCALE 'C.UTF-8' TEMPLATE template0",
+			cc.Database, where(cc), collate)
+	}
+	return nil
+}
+
+// Migrate applies every embedded migration not yet applied. Concurrent
+// callers (several instances, parallel tests) are serialised by a
+// PostgreSQL advisory lock.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	return migrate(ctx, db, log)
+}
+
+func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	files, err := fs.Sub(migrations.FS, ".")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, files, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, r := range results {
+		log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+	}
+	return nil
+}
+
+// where names the server for error messages, without credentials.
+func where(cc *pgx.ConnConfig) string {
+	if strings.HasPrefix(cc.Host, "/") {
+		return cc.Host + " (socket)"
+	}
+	return net.JoinHostPort(cc.Host, fmt.Sprint(cc.Port))
+}
+
+func pgErrMessage(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Message
+	}
+	return err.Error()
+}
