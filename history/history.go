@@ -9,7 +9,6 @@ package history
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,6 +38,7 @@ type DB interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
 }
 
 // Store reads and writes threads and messages.
@@ -147,7 +147,7 @@ RETURNING id::text, coalesce(project_id::text, ''), title, system_prompt, create
 	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, uuid.NewString(), project, tc.Title, tc.SystemPrompt).
 		Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
 	if err != nil {
-		return Thread{}, wrap("create thread", err)
+		return Thread{}, postgres.Wrap("create thread", err)
 	}
 	return t, nil
 }
@@ -167,7 +167,7 @@ FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
 		return Thread{}, errThreadNotFound(scope.ThreadID)
 	}
 	if err != nil {
-		return Thread{}, wrap("find thread", err)
+		return Thread{}, postgres.Wrap("find thread", err)
 	}
 	return t, nil
 }
@@ -188,7 +188,7 @@ FROM threads WHERE tenant_id = $1 AND user_id = $2
 ORDER BY updated_at DESC, id LIMIT $3`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit)
 	if err != nil {
-		return nil, wrap("find threads", err)
+		return nil, postgres.Wrap("find threads", err)
 	}
 	threads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Thread, error) {
 		var t Thread
@@ -196,19 +196,11 @@ ORDER BY updated_at DESC, id LIMIT $3`
 		return t, err
 	})
 	if err != nil {
-		return nil, wrap("find threads", err)
+		return nil, postgres.Wrap("find threads", err)
 	}
 	return threads, nil
 }
 
 func errThreadNotFound(id string) error {
 	return yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", id)
-}
-
-// wrap adds the operation to err and turns a lost database into EUNAVAILABLE.
-func wrap(op string, err error) error {
-	if postgres.Unavailable(err) {
-		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
-	}
-	return fmt.Errorf("%s: %w", op, err)
 }

@@ -3,10 +3,12 @@ package history
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
+	"yakor/postgres"
 )
 
 const messageColumns = `id, thread_id::text, role, kind, content, chars, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at`
@@ -65,14 +67,14 @@ WITH ins AS (
 SELECT * FROM ins`
 	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID)
 	if err != nil {
-		return Message{}, false, wrap("append message", err)
+		return Message{}, false, postgres.Wrap("append message", err)
 	}
 	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
 	if err == nil {
 		return m, true, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, false, wrap("append message", err)
+		return Message{}, false, postgres.Wrap("append message", err)
 	}
 	// The client id is taken: the first message with it is the answer.
 	m, err = s.FindByClientID(ctx, scope, nm.ClientID)
@@ -88,14 +90,14 @@ func (s *Store) FindByClientID(ctx context.Context, scope yakor.Scope, clientID 
 WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND client_id = $4`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, clientID)
 	if err != nil {
-		return Message{}, wrap("find message by client id", err)
+		return Message{}, postgres.Wrap("find message by client id", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "no message with client_id %q", clientID)
 	}
 	if err != nil {
-		return Message{}, wrap("find message by client id", err)
+		return Message{}, postgres.Wrap("find message by client id", err)
 	}
 	return m, nil
 }
@@ -107,14 +109,14 @@ func (s *Store) FindMessage(ctx context.Context, scope yakor.Scope, id int64) (M
 WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND ($4 = '' OR thread_id::text = $4)`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, id, scope.ThreadID)
 	if err != nil {
-		return Message{}, wrap("find message", err)
+		return Message{}, postgres.Wrap("find message", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "message %d not found", id)
 	}
 	if err != nil {
-		return Message{}, wrap("find message", err)
+		return Message{}, postgres.Wrap("find message", err)
 	}
 	return m, nil
 }
@@ -140,11 +142,11 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4
 ORDER BY id LIMIT $5`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, f.AfterID, limit)
 	if err != nil {
-		return nil, wrap("list messages", err)
+		return nil, postgres.Wrap("list messages", err)
 	}
 	msgs, err := pgx.CollectRows(rows, scanMessage)
 	if err != nil {
-		return nil, wrap("list messages", err)
+		return nil, postgres.Wrap("list messages", err)
 	}
 	return msgs, nil
 }
@@ -170,11 +172,11 @@ ORDER BY id DESC LIMIT $5`
 	for {
 		rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cursor, page)
 		if err != nil {
-			return nil, wrap("load window", err)
+			return nil, postgres.Wrap("load window", err)
 		}
 		batch, err := pgx.CollectRows(rows, scanMessage)
 		if err != nil {
-			return nil, wrap("load window", err)
+			return nil, postgres.Wrap("load window", err)
 		}
 		for _, m := range batch {
 			if used+m.Chars > budget {
@@ -196,4 +198,36 @@ func reverse(ms []Message) []Message {
 		ms[i], ms[j] = ms[j], ms[i]
 	}
 	return ms
+}
+
+// Import appends many messages to scope's thread in one COPY, in order. It
+// is for loading an existing conversation (and benchmarks); client ids are
+// not checked for repeats, so import into a thread once.
+func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage) (int64, error) {
+	if _, err := s.FindThread(ctx, scope); err != nil {
+		return 0, err
+	}
+	for i, m := range msgs {
+		if err := ValidateContent(m.Content, 0); err != nil {
+			return 0, fmt.Errorf("import message %d: %w", i, err)
+		}
+	}
+	src := pgx.CopyFromSlice(len(msgs), func(i int) ([]any, error) {
+		m := msgs[i]
+		kind := m.Kind
+		if kind == "" {
+			kind = KindMessage
+		}
+		var clientID *string
+		if m.ClientID != "" {
+			clientID = &m.ClientID
+		}
+		return []any{scope.TenantID, scope.UserID, scope.ThreadID, m.Role, kind, m.Content, clientID}, nil
+	})
+	n, err := s.db.CopyFrom(ctx, pgx.Identifier{"messages"},
+		[]string{"tenant_id", "user_id", "thread_id", "role", "kind", "content", "client_id"}, src)
+	if err != nil {
+		return n, postgres.Wrap("import messages", err)
+	}
+	return n, nil
 }

@@ -3,9 +3,12 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"yakor"
 )
 
 // Unavailable reports whether err means the database could not be reached or
@@ -33,4 +36,14 @@ func Unavailable(err error) bool {
 func IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// Wrap adds the operation to err and, when the database could not be
+// reached, puts an EUNAVAILABLE *yakor.Error in the chain so the client is
+// told to retry rather than shown an internal error.
+func Wrap(op string, err error) error {
+	if Unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }

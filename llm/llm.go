@@ -1,0 +1,145 @@
+// Package llm gives Yakor access to language models: chat completions,
+// streamed or not, and text embeddings.
+//
+// Two providers share one method set. [OpenAI] speaks to any
+// OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio) with
+// per-attempt timeouts and retries that honour Retry-After. [Offline] needs
+// nothing: its chat reply says plainly that no language model is configured
+// and quotes the earlier message that best matches the question, and its
+// embeddings are hashed word and character 3-gram features. Both are
+// deterministic where they can be, and both report every failure of a model
+// call as an [*Error].
+//
+// The package declares no interfaces: each consumer declares the one or two
+// methods it calls, and go-openai's types never leave this package.
+package llm
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Message is one chat message of a request.
+type Message struct {
+	// Role is "system", "user" or "assistant".
+	Role string
+	// Content is the message's text.
+	Content string
+}
+
+// Request is one chat request.
+type Request struct {
+	// Messages are sent in order; the newest "user" message is the question.
+	Messages []Message
+	// MaxTokens bounds the reply's length; 0 leaves it to the server.
+	MaxTokens int
+	// Temperature sets the sampling temperature; nil leaves it to the server.
+	// Reasoning models (o1, o3, o4, gpt-5 and later) keep their own.
+	Temperature *float32
+}
+
+// Result describes a finished chat call.
+type Result struct {
+	// Text is the whole reply.
+	Text string
+	// Provider is "openai" or "offline".
+	Provider string
+	// Model is the model that answered, as the server names it when it does.
+	Model string
+	// PromptTokens is the prompt's size in tokens, 0 when unknown.
+	PromptTokens int
+	// CompletionTokens is the reply's size in tokens, 0 when unknown.
+	CompletionTokens int
+	// Attempts is how many HTTP attempts were made (1 for offline).
+	Attempts int
+}
+
+// Error is returned for every failure of a model call. Use errors.As to read
+// it; Unwrap gives the underlying cause (context.Canceled,
+// context.DeadlineExceeded for timeouts, or the server's error).
+type Error struct {
+	// Provider is "openai" or "offline".
+	Provider string
+	// Model is the configured model.
+	Model string
+	// Server is the server's base URL, "" for offline.
+	Server string
+	// Status is the HTTP status of the failed response, 0 if there was none.
+	Status int
+	// Timeout reports that the per-attempt timeout or the caller's deadline
+	// expired.
+	Timeout bool
+	// Err is the cause.
+	Err error
+}
+
+// Error names the model and server, then the status and the cause, e.g.
+// `model "gpt-4o-mini" at http://127.0.0.1:1234/v1: status 500: upstream exploded`.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "model %q", e.Model)
+	if e.Server != "" {
+		b.WriteString(" at ")
+		b.WriteString(e.Server)
+	}
+	b.WriteString(": ")
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "status %d: ", e.Status)
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("failed")
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// timeoutError is the cause of an *Error whose Timeout is set. It matches
+// context.DeadlineExceeded with errors.Is.
+type timeoutError struct {
+	after time.Duration // 0 when the caller's deadline expired
+	err   error
+}
+
+func (e *timeoutError) Error() string {
+	if e.after > 0 {
+		return "timed out after " + e.after.String()
+	}
+	if e.err != nil {
+		return "timed out: " + e.err.Error()
+	}
+	return "timed out"
+}
+
+func (e *timeoutError) Unwrap() error { return e.err }
+
+// brokenError is the cause of an *Error for a stream that failed after text
+// had been passed on; such a stream is never retried.
+type brokenError struct{ err error }
+
+func (e *brokenError) Error() string { return "stream broken: " + e.err.Error() }
+
+func (e *brokenError) Unwrap() error { return e.err }
+
+// callbackError carries the error returned by a Stream callback.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }
+
+func (e *callbackError) Unwrap() error { return e.err }
+
+// emit passes each non-empty piece of a reply to fn, wrapping a refusal as a
+// callbackError.
+func emit(fn func(string) error, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	if err := fn(delta); err != nil {
+		return &callbackError{err: err}
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	providerOffline = "offline"
+
+	// quoteRunes bounds the earlier message quoted by the offline reply.
+	quoteRunes = 300
+)
+
+// Offline is the provider that needs nothing. Its chat reply says plainly
+// that no language model is configured and quotes the earlier message of the
+// request that best matches the question; its embeddings are hashed features.
+// The same input always gives the same output. It is safe for concurrent use.
+type Offline struct{}
+
+// NewOffline returns the offline provider.
+func NewOffline() *Offline { return &Offline{} }
+
+// Provider returns "offline".
+func (o *Offline) Provider() string { return providerOffline }
+
+// Model returns "offline".
+func (o *Offline) Model() string { return providerOffline }
+
+// Server returns "", as there is none.
+func (o *Offline) Server() string { return "" }
+
+// Complete returns the offline reply to req. It fails, with an *Error, only
+// when ctx is done.
+func (o *Offline) Complete(ctx context.Context, req Request) (Result, error) {
+	res := o.result()
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("complete: %w", o.error(err))
+	}
+	res.Text = offlineReply(req.Messages)
+	return res, nil
+}
+
+// Stream passes the offline reply to fn word by word; the deltas join to
+// Complete's text. It checks ctx between deltas and fails with an *Error when
+// ctx is done. If fn returns an error, Stream stops and returns it, wrapped.
+func (o *Offline) Stream(ctx context.Context, req Request, fn func(delta string) error) (Result, error) {
+	res := o.result()
+	var text strings.Builder
+	for _, delta := range chunks(offlineReply(req.Messages)) {
+		if err := ctx.Err(); err != nil {
+			res.Text = text.String()
+			return res, fmt.Errorf("stream: %w", o.error(err))
+		}
+		if err := fn(delta); err != nil {
+			res.Text = text.String()
+			return res, fmt.Errorf("stream: delta callback: %w", err)
+		}
+		text.WriteString(delta)
+	}
+	res.Text = text.String()
+	return res, nil
+}
+
+// Embed returns one unit-length vector of OfflineDims dimensions per text
+// (the zero vector for a text without words). It fails, with an *Error, only
+// when ctx is done.
+func (o *Offline) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("embed %d texts: %w", len(texts), o.error(err))
+		}
+		out[i] = offlineVector(t)
+	}
+	return out, nil
+}
+
+func (o *Offline) result() Result {
+	return Result{Provider: providerOffline, Model: providerOffline, Attempts: 1}
+}
+
+func (o *Offline) error(err error) *Error {
+	e := &Error{Provider: providerOffline, Model: providerOffline, Err: err}
+	if errors.Is(err, context.DeadlineExceeded) {
+		e.Timeout = true
+		e.Err = &timeoutError{err: err}
+	}
+	return e
+}
+
+// offlineReply builds the offline chat reply: a plain notice that no model is
+// configured, then the earlier non-system message sharing the most distinct
+// keywords with the newest user message (ties go to the newest), in the
+// question's language.
+func offlineReply(msgs []Message) string {
+	qi := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			qi = i
+			break
+		}
+	}
+	question := ""
+	if qi >= 0 {
+		question = strings.TrimSpace(msgs[qi].Content)
+	}
+	t := wording(mostlyCyrillic(question))
+
+	var b strings.Builder
+	b.WriteString(t.notice)
+	b.WriteString("\n\n")
+	if question == "" {
+		b.WriteString(t.noQuestion)
+		return b.String()
+	}
+	best, bestScore := -1, 0
+	qwords := keywords(question)
+	for i := range qi {
+		m := msgs[i]
+		content := strings.TrimSpace(m.Content)
+		if m.Role == "system" || content == "" || content == question {
+			continue
+		}
+		if s := score(qwords, keywords(content)); s > 0 && s >= bestScore {
+			best, bestScore = i, s
+		}
+	}
+	if best < 0 {
+		b.WriteString(t.noMatch)
+		return b.String()
+	}
+	fmt.Fprintf(&b, t.quote, t.role(msgs[best].Role), quote(msgs[best].Content))
+	return b.String()
+}
+
+// score counts the question's keywords that have a related word in the
+// message.
+func score(question, message []string) int {
+	n := 0
+	for _, q := range question {
+		for _, w := range message {
+			if related(q, w) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// quote collapses the text's white space and cuts it to quoteRunes runes.
+func quote(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= quoteRunes {
+		return text
+	}
+	return strings.TrimSpace(string([]rune(text)[:quoteRunes])) + "…"
+}
+
+// mostlyCyrillic reports whether more than half of the text's letters are
+// Cyrillic.
+func mostlyCyrillic(text string) bool {
+	letters, cyrillic := 0, 0
+	for _, r := range text {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		if unicode.Is(unicode.Cyrillic, r) {
+			cyrillic++
+		}
+	}
+	return cyrillic*2 > letters
+}
+
+// chunks splits text into word-by-word deltas, each a word with the white
+// space that follows it; they join back to text.
+func chunks(text string) []string {
+	var out []string
+	start := 0
+	inSpace := false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if inSpace && !space {
+			out = append(out, text[start:i])
+			start = i
+		}
+		inSpace = space
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+// replyText is the offline reply's wording in one language.
+type replyText struct {
+	notice     string
+	noQuestion string
+	noMatch    string
+	quote      string // role, quoted text
+	user       string
+	assistant  string
+}
+
+func (t replyText) role(role string) string {
+	switch role {
+	case "user":
+		return t.user
+	case "assistant":
+		return t.assistant
+	}
+	return role
+}
+
+// wording returns the offline reply's wording in Russian or in English.
+func wording(russian bool) replyText {
+	if russian {
+		return replyText{
+			notice: "Языковая модель не настроена, поэтому это офлайн-ответ Якоря, собранный из памяти " +
+				"разговора. Задайте OPENAI_BASE_URL и YAKOR_CHAT_MODEL, чтобы подключить настоящую модель.",
+			noQuestion: "Вопроса для ответа нет.",
+			noMatch:    "В памяти разговора пока нет ничего, что подходит к этому вопросу.",
+			quote:      "Ближайшее из прежних сообщений (%s): «%s»",
+			user:       "пользователь",
+			assistant:  "ассистент",
+		}
+	}
+	return replyText{
+		notice: "No language model is configured, so this is Yakor's offline reply, built from the " +
+			"conversation memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model.",
+		noQuestion: "There is no question to answer.",
+		noMatch:    "Nothing in the conversation memory matches this question yet.",
+		quote:      "The closest earlier message (%s): «%s»",
+		user:       "user",
+		assistant:  "assistant",
+	}
+}

@@ -1,0 +1,92 @@
+package turn
+
+import (
+	_ "embed"
+	"strings"
+	"unicode/utf8"
+
+	"yakor/history"
+	"yakor/llm"
+)
+
+//go:embed system_prompt.txt
+var defaultSystemPrompt string
+
+// Layer names, in prompt order: what changes least goes first so a model
+// server's prefix cache stays warm.
+const (
+	LayerSystem  = "system"
+	LayerWindow  = "window"
+	LayerMessage = "message"
+)
+
+// Layer is one part of a prompt.
+type Layer struct {
+	Name       string  `json:"name"`
+	Chars      int     `json:"chars"`          // Unicode characters
+	Budget     int     `json:"budget"`         // the layer's character budget, 0 if it has none
+	Items      int     `json:"items"`          // messages (or entries) it holds
+	MessageIDs []int64 `json:"message_ids"`    // the thread's messages it holds
+	Text       string  `json:"text,omitempty"` // the layer as the model sees it
+}
+
+// Prompt is an assembled prompt: its layers and the messages sent to the model.
+type Prompt struct {
+	Layers   []Layer
+	Messages []llm.Message
+}
+
+// TotalChars is the sum of the layers' characters.
+func (p Prompt) TotalChars() int {
+	n := 0
+	for _, l := range p.Layers {
+		n += l.Chars
+	}
+	return n
+}
+
+// assemble builds the prompt from the system prompt, the window and the
+// user's message (empty for a preview of the next turn).
+func assemble(system string, window []history.Message, windowBudget int, message string) Prompt {
+	var p Prompt
+	p.Layers = append(p.Layers, Layer{Name: LayerSystem, Chars: utf8.RuneCountInString(system), Items: 1, Text: system})
+	p.Messages = append(p.Messages, llm.Message{Role: "system", Content: system})
+
+	w := Layer{Name: LayerWindow, Budget: windowBudget, Items: len(window), MessageIDs: make([]int64, 0, len(window))}
+	var text strings.Builder
+	for _, m := range window {
+		w.Chars += m.Chars
+		w.MessageIDs = append(w.MessageIDs, m.ID)
+		role := m.Role
+		if role != history.RoleAssistant && role != history.RoleUser {
+			// Summaries and tool outputs reach the model as context, not as turns.
+			role = "system"
+		}
+		p.Messages = append(p.Messages, llm.Message{Role: role, Content: m.Content})
+		text.WriteString(m.Role)
+		text.WriteString(": ")
+		text.WriteString(m.Content)
+		text.WriteString("\n")
+	}
+	w.Text = text.String()
+	p.Layers = append(p.Layers, w)
+
+	msg := Layer{Name: LayerMessage, Chars: utf8.RuneCountInString(message), Text: message}
+	if message != "" {
+		msg.Items = 1
+		p.Messages = append(p.Messages, llm.Message{Role: "user", Content: message})
+	}
+	p.Layers = append(p.Layers, msg)
+	return p
+}
+
+// systemPrompt joins the service's system prompt and the thread's own.
+func systemPrompt(base, thread string) string {
+	if base == "" {
+		base = strings.TrimSpace(defaultSystemPrompt)
+	}
+	if thread = strings.TrimSpace(thread); thread != "" {
+		return base + "\n\n" + thread
+	}
+	return base
+}

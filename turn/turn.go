@@ -1,0 +1,234 @@
+// Package turn runs one conversation turn end to end: it stores the user's
+// message first, assembles the prompt from the memory layers with a size
+// account per layer, streams the model, and stores the reply together with
+// the turn's trace. It owns the turns table.
+package turn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"yakor"
+	"yakor/history"
+	"yakor/llm"
+)
+
+// Model is the chat model a turn streams its answer from.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, fn func(delta string) error) (llm.Result, error)
+	Provider() string
+	Model() string
+}
+
+// Config holds the turn's settings.
+type Config struct {
+	WindowChars     int           // history window budget in characters; default 20,000
+	MaxMessageChars int           // longest user message accepted; default 100,000
+	SystemPrompt    string        // "" uses the built-in one
+	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
+}
+
+func (c *Config) defaults() {
+	if c.WindowChars <= 0 {
+		c.WindowChars = 20_000
+	}
+	if c.MaxMessageChars <= 0 {
+		c.MaxMessageChars = 100_000
+	}
+	if c.StaleTurnAfter <= 0 {
+		c.StaleTurnAfter = 15 * time.Minute
+	}
+}
+
+// Engine runs turns.
+type Engine struct {
+	pool    *pgxpool.Pool
+	history *history.Store
+	model   Model
+	cfg     Config
+	log     *slog.Logger
+	metrics *Metrics
+}
+
+// NewEngine returns an Engine. metrics may be nil.
+func NewEngine(pool *pgxpool.Pool, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
+	cfg.defaults()
+	return &Engine{pool: pool, history: history.NewStore(pool), model: model, cfg: cfg, log: log, metrics: metrics}
+}
+
+// Input is a user's message for a turn.
+type Input struct {
+	Content  string
+	ClientID string // optional; a retried send with the same id answers once
+}
+
+// Outcome is a finished turn.
+type Outcome struct {
+	UserMessage history.Message
+	Reply       history.Message
+	TurnID      string
+	// Replayed reports that the message had been answered before (a retried
+	// send): nothing was written and the model was not called.
+	Replayed bool
+}
+
+// Send runs one turn in scope's thread. The user's message is stored before
+// the model is called and stays stored whatever happens next. fn receives
+// the reply's text as it streams; an error from fn stops the turn. A send
+// with a client id that was answered before returns that answer without
+// calling fn. Errors: EINVALID/ETOOLARGE (bad content), ENOTFOUND (thread),
+// ECONFLICT (the same message is being answered), EMODEL/ETIMEOUT (the
+// model failed; the turn is recorded as failed), EUNAVAILABLE (database).
+func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(delta string) error) (Outcome, error) {
+	start := time.Now()
+	if err := history.ValidateContent(in.Content, e.cfg.MaxMessageChars); err != nil {
+		return Outcome{}, err
+	}
+	thread, err := e.history.FindThread(ctx, scope)
+	if err != nil {
+		return Outcome{}, err
+	}
+	userMsg, created, err := e.history.Append(ctx, scope, history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("send: %w", err)
+	}
+	if !created {
+		if out, done, err := e.replay(ctx, scope, userMsg); done || err != nil {
+			return out, err
+		}
+	}
+	turnID, err := begin(ctx, e.pool, scope, userMsg.ID, e.model.Provider(), e.model.Model())
+	if err != nil {
+		return Outcome{}, err
+	}
+	tr := Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
+
+	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, userMsg.ID)
+	if err != nil {
+		return Outcome{}, e.fail(scope, tr, start, err)
+	}
+	prompt := assemble(systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt), window, e.cfg.WindowChars, userMsg.Content)
+	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
+	tr.Timings["assemble"] = ms(time.Since(start))
+
+	modelStart := time.Now()
+	first := true
+	res, err := e.model.Stream(ctx, llm.Request{Messages: prompt.Messages}, func(delta string) error {
+		if first {
+			first = false
+			tr.Timings["first_delta"] = ms(time.Since(modelStart))
+		}
+		return fn(delta)
+	})
+	tr.Timings["model"] = ms(time.Since(modelStart))
+	if err != nil {
+		return Outcome{}, e.fail(scope, tr, start, modelError(err))
+	}
+	if res.Model != "" {
+		tr.Model = res.Model
+	}
+	text := res.Text
+	if strings.TrimSpace(text) == "" {
+		return Outcome{}, e.fail(scope, tr, start, yakor.Errorf(yakor.EMODEL, "the model (%s) returned an empty reply", e.model.Model()))
+	}
+
+	// The reply and the turn's end are written together, whatever becomes
+	// of the client's request now that the answer exists.
+	storeStart := time.Now()
+	wctx := context.WithoutCancel(ctx)
+	var reply history.Message
+	err = pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
+		var err error
+		reply, _, err = e.history.WithTx(tx).Append(wctx, scope, history.NewMessage{Role: history.RoleAssistant, Content: text, TurnID: turnID})
+		if err != nil {
+			return err
+		}
+		tr.Status, tr.ReplyMessageID = StatusOK, reply.ID
+		tr.Timings["store"] = ms(time.Since(storeStart))
+		tr.Timings["total"] = ms(time.Since(start))
+		tr.Timings["memory"] = tr.Timings["total"] - tr.Timings["model"]
+		return finish(wctx, tx, scope, tr)
+	})
+	if err != nil {
+		return Outcome{}, e.fail(scope, tr, start, fmt.Errorf("store reply: %w", err))
+	}
+	e.metrics.observe(tr)
+	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID}, nil
+}
+
+// replay answers a resent message: with the stored reply when it was
+// answered, ECONFLICT while another turn is answering it, or done=false
+// when it should be answered now (its earlier turn failed or died).
+func (e *Engine) replay(ctx context.Context, scope yakor.Scope, userMsg history.Message) (Outcome, bool, error) {
+	prev, ok, err := answered(ctx, e.pool, scope, userMsg.ID)
+	if err != nil || !ok {
+		return Outcome{}, false, err
+	}
+	if prev.Status == StatusOK {
+		reply, err := e.history.FindMessage(ctx, scope, prev.ReplyMessageID)
+		if err != nil {
+			return Outcome{}, true, fmt.Errorf("replay: %w", err)
+		}
+		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil
+	}
+	if gone, err := abandon(ctx, e.pool, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
+		return Outcome{}, false, err
+	}
+	return Outcome{}, true, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
+}
+
+// fail records the turn as failed with the reason and returns cause.
+func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error) error {
+	tr.Status = StatusFailed
+	tr.Error = yakor.ErrorMessage(cause)
+	if yakor.ErrorCode(cause) == yakor.EINTERNAL {
+		tr.Error = cause.Error()
+	}
+	tr.Timings["total"] = ms(time.Since(start))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := finish(ctx, e.pool, scope, tr); err != nil {
+		e.log.ErrorContext(ctx, "record failed turn", "turn", tr.ID, "err", err)
+	}
+	e.metrics.observe(tr)
+	e.log.WarnContext(ctx, "turn failed", "turn", tr.ID, "thread", tr.ThreadID, "err", cause)
+	return cause
+}
+
+// modelError turns a model failure into a coded error a user can act on.
+func modelError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the request was canceled before the reply was complete: %w", err)
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		if le.Timeout {
+			return fmt.Errorf("%w: %w", yakor.Errorf(yakor.ETIMEOUT, "the model server did not answer in time: %s", le.Error()), err)
+		}
+		return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model server failed: %s", le.Error()), err)
+	}
+	return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model failed: %v", err), err)
+}
+
+// Context returns the prompt the next turn of scope's thread would send, with
+// an empty message layer.
+func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error) {
+	thread, err := e.history.FindThread(ctx, scope)
+	if err != nil {
+		return Prompt{}, err
+	}
+	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, 0)
+	if err != nil {
+		return Prompt{}, err
+	}
+	return assemble(systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt), window, e.cfg.WindowChars, ""), nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,184 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"yakor/account"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/postgres/pgtest"
+	"yakor/turn"
+	"yakor/web"
+)
+
+// stack is a real server (router, engine, stores) on a fresh database.
+type stack struct {
+	*httptest.Server
+	pool *pgxpool.Pool
+}
+
+func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
+	tb.Helper()
+	pool := pgtest.New(tb)
+	ctx := context.Background()
+	local, err := account.NewStore(pool).EnsureLocal(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if model == nil {
+		model = llm.NewOffline()
+	}
+	reg := prometheus.NewRegistry()
+	log := pgtest.Logger(tb)
+	srv := web.NewServer(web.Deps{
+		Log: log, Turns: turn.NewEngine(pool, model, cfg, log, turn.NewMetrics(reg)),
+		Threads: history.NewStore(pool), Projects: account.NewStore(pool), DB: pool,
+		Gatherer: reg, Registerer: reg, LocalScope: local,
+	})
+	ts := httptest.NewServer(srv)
+	tb.Cleanup(ts.Close)
+	return &stack{Server: ts, pool: pool}
+}
+
+// do sends a request and decodes a JSON response into out (when not nil).
+func (s *stack) do(tb testing.TB, method, path, body string, out any) int {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			tb.Fatalf("%s %s: decode %q: %v", method, path, b, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func (s *stack) mustThread(tb testing.TB) string {
+	tb.Helper()
+	var th struct{ ID string }
+	if code := s.do(tb, "POST", "/api/v1/threads", `{"title":"t"}`, &th); code != http.StatusCreated {
+		tb.Fatalf("create thread: %d", code)
+	}
+	return th.ID
+}
+
+// counts returns the number of rows of each table, to prove a refused
+// request wrote nothing.
+func (s *stack) counts(tb testing.TB) map[string]int {
+	tb.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"threads", "messages", "turns", "projects"} {
+		var n int
+		if err := s.pool.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			tb.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+type sseEvent struct {
+	name string
+	data map[string]any
+}
+
+// stream sends a message with Accept: text/event-stream and returns the
+// status and the events.
+func (s *stack) stream(tb testing.TB, thread, body string) (int, []sseEvent) {
+	tb.Helper()
+	req, _ := http.NewRequest("POST", s.URL+"/api/v1/threads/"+thread+"/messages", strings.NewReader(body))
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp.StatusCode, nil
+	}
+	var events []sseEvent
+	for _, block := range strings.Split(strings.TrimSpace(string(raw)), "\n\n") {
+		var ev sseEvent
+		for _, line := range strings.Split(block, "\n") {
+			if name, ok := strings.CutPrefix(line, "event: "); ok {
+				ev.name = name
+			} else if data, ok := strings.CutPrefix(line, "data: "); ok {
+				if err := json.Unmarshal([]byte(data), &ev.data); err != nil {
+					tb.Fatalf("event data %q: %v", data, err)
+				}
+			}
+		}
+		events = append(events, ev)
+	}
+	return resp.StatusCode, events
+}
+
+// fakeOpenAI is an OpenAI-compatible chat server whose behaviour per
+// request is set by handle.
+type fakeOpenAI struct {
+	*httptest.Server
+	handle func(w http.ResponseWriter, r *http.Request, n int)
+	n      int
+}
+
+func newFakeOpenAI(tb testing.TB, handle func(w http.ResponseWriter, r *http.Request, n int)) *fakeOpenAI {
+	f := &fakeOpenAI{handle: handle}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.n++
+		f.handle(w, r, f.n)
+	}))
+	tb.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeOpenAI) model() *llm.OpenAI {
+	return llm.NewOpenAI(llm.OpenAIConfig{BaseURL: f.URL + "/v1", Model: "fake-1", Timeout: 2 * time.Second, MaxRetries: 1, MinBackoff: 10 * time.Millisecond})
+}
+
+// streamChunks answers a streamed chat request with the deltas, then [DONE]
+// unless cut, in which case the connection is closed mid-stream.
+func streamChunks(w http.ResponseWriter, deltas []string, cut bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, d := range deltas {
+		b, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "model": "fake-1",
+			"choices": []map[string]any{{"index": 0, "delta": map[string]string{"content": d}}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		w.(http.Flusher).Flush()
+	}
+	if cut {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+func jsonBody(v any) string {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(v)
+	return b.String()
+}

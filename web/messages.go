@@ -1,0 +1,133 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"yakor"
+	"yakor/history"
+	"yakor/turn"
+)
+
+func registerMessageRoutes(g *gin.RouterGroup, s *Server) {
+	g.POST("/threads/:id/messages", s.handleMessageSend)
+	g.GET("/threads/:id/messages", s.handleMessageIndex)
+}
+
+// messageJSON is the wire shape M of DESIGN.md.
+type messageJSON struct {
+	ID        int64     `json:"id"`
+	Role      string    `json:"role"`
+	Kind      string    `json:"kind"`
+	Content   string    `json:"content"`
+	ClientID  string    `json:"client_id,omitempty"`
+	TurnID    string    `json:"turn_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func toMessageJSON(m history.Message) messageJSON {
+	return messageJSON{ID: m.ID, Role: m.Role, Kind: m.Kind, Content: m.Content, ClientID: m.ClientID, TurnID: m.TurnID, CreatedAt: m.CreatedAt}
+}
+
+type turnJSON struct {
+	UserMessage messageJSON `json:"user_message"`
+	Reply       messageJSON `json:"reply"`
+	TurnID      string      `json:"turn_id"`
+	Replayed    bool        `json:"replayed,omitempty"`
+}
+
+func toTurnJSON(o turn.Outcome) turnJSON {
+	return turnJSON{UserMessage: toMessageJSON(o.UserMessage), Reply: toMessageJSON(o.Reply), TurnID: o.TurnID, Replayed: o.Replayed}
+}
+
+func (s *Server) handleMessageIndex(c *gin.Context) {
+	ms, err := s.threads.Messages(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")), history.MessageFilter{})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]messageJSON, len(ms))
+	for i, m := range ms {
+		out[i] = toMessageJSON(m)
+	}
+	c.JSON(http.StatusOK, gin.H{"messages": out})
+}
+
+// handleMessageSend runs a turn. With Accept: text/event-stream the reply
+// streams as SSE events delta, done and error; the stream starts with the
+// first delta, so a request refused before the model is called gets a plain
+// JSON error with its status.
+func (s *Server) handleMessageSend(c *gin.Context) {
+	var req struct {
+		Content  *string `json:"content"`
+		ClientID string  `json:"client_id"`
+	}
+	if err := s.decode(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if req.Content == nil {
+		s.fail(c, yakor.Errorf(yakor.EINVALID, `field "content" is required`))
+		return
+	}
+	scope := scopeOf(c).WithThread(c.Param("id"))
+	in := turn.Input{Content: *req.Content, ClientID: req.ClientID}
+
+	if !strings.Contains(c.GetHeader("Accept"), "text/event-stream") {
+		out, err := s.turns.Send(c.Request.Context(), scope, in, func(string) error { return nil })
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, toTurnJSON(out))
+		return
+	}
+
+	sse := &sseWriter{c: c}
+	out, err := s.turns.Send(c.Request.Context(), scope, in, func(delta string) error {
+		return sse.event("delta", gin.H{"text": delta})
+	})
+	if err != nil {
+		if !sse.started {
+			s.fail(c, err)
+			return
+		}
+		if statusOf(err) >= 500 {
+			s.log.WarnContext(c.Request.Context(), "streamed turn failed", "thread", scope.ThreadID, "err", err)
+		}
+		_ = sse.event("error", gin.H{"error": yakor.ErrorMessage(err)})
+		return
+	}
+	_ = sse.event("done", toTurnJSON(out))
+}
+
+// sseWriter writes Server-Sent Events, sending the headers with the first.
+type sseWriter struct {
+	c       *gin.Context
+	started bool
+}
+
+func (w *sseWriter) event(name string, data any) error {
+	if !w.started {
+		w.started = true
+		h := w.c.Writer.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		w.c.Status(http.StatusOK)
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("sse: %w", err)
+	}
+	if _, err := fmt.Fprintf(w.c.Writer, "event: %s\ndata: %s\n\n", name, b); err != nil {
+		return fmt.Errorf("sse: client gone: %w", err)
+	}
+	w.c.Writer.Flush()
+	return nil
+}

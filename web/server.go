@@ -1,0 +1,141 @@
+// Package web is Yakor's HTTP interface: the REST API under /api/v1, health
+// and readiness probes and Prometheus metrics, on one gin engine. Handlers
+// bind the request, make one domain call and render the result; errors are
+// mapped to statuses in errors.go alone.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"yakor"
+	"yakor/history"
+	"yakor/turn"
+)
+
+// Turns runs turns and shows what they saw.
+type Turns interface {
+	Send(ctx context.Context, scope yakor.Scope, in turn.Input, fn func(delta string) error) (turn.Outcome, error)
+	Context(ctx context.Context, scope yakor.Scope) (turn.Prompt, error)
+	FindTrace(ctx context.Context, scope yakor.Scope, id string) (turn.Trace, error)
+}
+
+// Threads reads and writes threads and their messages.
+type Threads interface {
+	CreateThread(ctx context.Context, scope yakor.Scope, tc history.ThreadCreate) (history.Thread, error)
+	FindThreads(ctx context.Context, scope yakor.Scope, f history.ThreadFilter) ([]history.Thread, error)
+	FindThread(ctx context.Context, scope yakor.Scope) (history.Thread, error)
+	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
+}
+
+// Projects resolves project names.
+type Projects interface {
+	EnsureProject(ctx context.Context, scope yakor.Scope, name string) (string, error)
+}
+
+// Pinger tells whether the database answers.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Deps is what the server is built from.
+type Deps struct {
+	Log      *slog.Logger
+	Turns    Turns
+	Threads  Threads
+	Projects Projects
+	DB       Pinger
+	// Gatherer serves /metrics; Registerer takes the HTTP metrics.
+	Gatherer   prometheus.Gatherer
+	Registerer prometheus.Registerer
+	// LocalScope is the scope every request acts in while the server runs
+	// for one local user (loopback, no API keys).
+	LocalScope yakor.Scope
+	// MaxBodyBytes bounds a request body; 0 means 2 MiB.
+	MaxBodyBytes int64
+}
+
+// Server is Yakor's HTTP server.
+type Server struct {
+	log          *slog.Logger
+	turns        Turns
+	threads      Threads
+	projects     Projects
+	db           Pinger
+	local        yakor.Scope
+	maxBodyBytes int64
+	engine       *gin.Engine
+}
+
+// NewServer builds the gin engine with every route.
+func NewServer(d Deps) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, db: d.DB,
+		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
+	}
+	if s.maxBodyBytes <= 0 {
+		s.maxBodyBytes = 2 << 20
+	}
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(s.recover(), s.observe(newHTTPMetrics(d.Registerer)))
+	e.NoRoute(func(c *gin.Context) {
+		c.JSON(http.StatusNotFound, gin.H{"error": "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
+	})
+	e.NoMethod(func(c *gin.Context) {
+		c.JSON(http.StatusMethodNotAllowed, gin.H{"error": "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
+	})
+
+	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	e.GET("/readyz", s.handleReady)
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
+
+	api := e.Group("/api/v1", s.authenticate())
+	registerThreadRoutes(api, s)
+	registerMessageRoutes(api, s)
+	registerTurnRoutes(api, s)
+	s.engine = e
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+func (s *Server) handleReady(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "error": "the database does not answer"})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}
+
+const scopeKey = "yakor.scope"
+
+// authenticate resolves the caller's scope. Until API keys exist, the
+// server only listens on loopback and serves one local user.
+func (s *Server) authenticate() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set(scopeKey, s.local)
+		c.Next()
+	}
+}
+
+func scopeOf(c *gin.Context) yakor.Scope {
+	return c.MustGet(scopeKey).(yakor.Scope)
+}
+
+func (s *Server) recover() gin.HandlerFunc {
+	return gin.CustomRecovery(func(c *gin.Context, err any) {
+		s.log.ErrorContext(c.Request.Context(), "panic serving request", "path", c.Request.URL.Path, "panic", err)
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+	})
+}

@@ -1,0 +1,106 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"yakor/history"
+	"yakor/turn"
+)
+
+func registerThreadRoutes(g *gin.RouterGroup, s *Server) {
+	g.POST("/threads", s.handleThreadCreate)
+	g.GET("/threads", s.handleThreadIndex)
+	g.GET("/threads/:id", s.handleThreadView)
+	g.GET("/threads/:id/context", s.handleThreadContext)
+}
+
+type threadJSON struct {
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	ProjectID    string    `json:"project_id,omitempty"`
+	SystemPrompt string    `json:"system_prompt,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+func toThreadJSON(t history.Thread) threadJSON {
+	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+}
+
+func (s *Server) handleThreadCreate(c *gin.Context) {
+	var req struct {
+		Title        string `json:"title"`
+		Project      string `json:"project"`
+		SystemPrompt string `json:"system_prompt"`
+	}
+	if err := s.decode(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	scope := scopeOf(c)
+	tc := history.ThreadCreate{Title: req.Title, SystemPrompt: req.SystemPrompt}
+	if req.Project != "" {
+		id, err := s.projects.EnsureProject(c.Request.Context(), scope, req.Project)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		tc.ProjectID = id
+	}
+	t, err := s.threads.CreateThread(c.Request.Context(), scope, tc)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, toThreadJSON(t))
+}
+
+func (s *Server) handleThreadIndex(c *gin.Context) {
+	ts, err := s.threads.FindThreads(c.Request.Context(), scopeOf(c), history.ThreadFilter{})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]threadJSON, len(ts))
+	for i, t := range ts {
+		out[i] = toThreadJSON(t)
+	}
+	c.JSON(http.StatusOK, gin.H{"threads": out})
+}
+
+func (s *Server) handleThreadView(c *gin.Context) {
+	t, err := s.threads.FindThread(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toThreadJSON(t))
+}
+
+type layerJSON struct {
+	Name   string `json:"name"`
+	Chars  int    `json:"chars"`
+	Budget int    `json:"budget,omitempty"`
+	Items  int    `json:"items"`
+	Text   string `json:"text"`
+}
+
+func (s *Server) handleThreadContext(c *gin.Context) {
+	p, err := s.turns.Context(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"layers": toLayersJSON(p.Layers), "total_chars": p.TotalChars()})
+}
+
+func toLayersJSON(ls []turn.Layer) []layerJSON {
+	out := make([]layerJSON, len(ls))
+	for i, l := range ls {
+		out[i] = layerJSON{Name: l.Name, Chars: l.Chars, Budget: l.Budget, Items: l.Items, Text: l.Text}
+	}
+	return out
+}
