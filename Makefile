@@ -1,0 +1,28 @@
+# The two commands of a fresh machine: `make run` and `make test`. Each runs
+# scripts/setup.sh first, which installs what is missing and nothing else.
+
+GO ?= go
+ARGS ?=
+
+.PHONY: run test setup build bench vet fmt
+
+run: setup build
+	./bin/yakor serve $(ARGS)
+
+test:
+	bash scripts/test.sh
+
+setup:
+	bash scripts/setup.sh
+
+build:
+	$(GO) build -o bin/yakor ./cmd/yakor
+
+bench: setup build
+	./bin/yakor bench turn $(ARGS)
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')

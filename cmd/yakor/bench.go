@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"yakor/account"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/turn"
+)
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 || args[0] != "turn" {
+		return fmt.Errorf("bench: say which benchmark: turn")
+	}
+	fs := newFlagSet("bench turn", stderr)
+	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
+	turns := fs.Int("turns", 200, "turns measured at each size")
+	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
+	cfg, err := parseConfig(fs, args[1:], getenv)
+	if err != nil {
+		return err
+	}
+	cfg.DataDir = *benchDir
+	var ns []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("bench: --messages: %q is not a count", f)
+		}
+		ns = append(ns, n)
+	}
+	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.close(log)
+
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
+	fmt.Fprintln(tw, "messages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
+	for _, n := range ns {
+		r, err := benchTurn(ctx, db, cfg, log, n, *turns)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", n, *turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
+		tw.Flush()
+	}
+	return tw.Flush()
+}
+
+type benchResult struct {
+	memP50, memP99, totP50, totP99 float64
+	promptP50                      int
+}
+
+// benchTurn fills a fresh thread of a fresh tenant with n messages, runs
+// turns through the real engine and reads each turn's own timings.
+func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, n, turns int) (benchResult, error) {
+	accounts := account.NewStore(db.pool)
+	scope, err := accounts.CreateTenantUser(ctx, "bench")
+	if err != nil {
+		return benchResult{}, err
+	}
+	defer func() {
+		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
+	}()
+	hist := history.NewStore(db.pool)
+	th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: fmt.Sprintf("bench %d", n)})
+	if err != nil {
+		return benchResult{}, err
+	}
+	scope = scope.WithThread(th.ID)
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	const batch = 10_000
+	for done := 0; done < n; done += batch {
+		msgs := make([]history.NewMessage, min(batch, n-done))
+		for i := range msgs {
+			role := history.RoleUser
+			if (done+i)%2 == 1 {
+				role = history.RoleAssistant
+			}
+			msgs[i] = history.NewMessage{Role: role, Content: benchText(rng)}
+		}
+		if _, err := hist.Import(ctx, scope, msgs); err != nil {
+			return benchResult{}, err
+		}
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
+		return benchResult{}, err
+	}
+	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars}, log, nil)
+	var mem, tot []float64
+	var prompts []int
+	for i := range turns + 10 {
+		out, err := engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(string) error { return nil })
+		if err != nil {
+			return benchResult{}, err
+		}
+		if i < 10 {
+			continue // warm-up
+		}
+		tr, err := engine.FindTrace(ctx, scope, out.TurnID)
+		if err != nil {
+			return benchResult{}, err
+		}
+		mem = append(mem, tr.Timings["memory"])
+		tot = append(tot, tr.Timings["total"])
+		prompts = append(prompts, tr.PromptChars)
+	}
+	slices.Sort(mem)
+	slices.Sort(tot)
+	slices.Sort(prompts)
+	return benchResult{
+		memP50: pct(mem, 50), memP99: pct(mem, 99), totP50: pct(tot, 50), totP99: pct(tot, 99),
+		promptP50: prompts[len(prompts)/2],
+	}, nil
+}
+
+func pct(sorted []float64, p int) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+var benchWords = strings.Fields(`price list order cost total delivery invoice discount sheet board panel
+meter kilogram project deadline budget client supplier цена прайс заказ стоимость доставка счёт скидка
+лист плита панель метр проект срок бюджет клиент поставщик ЛДСП МДФ фанера 1250 3400 руб USD`)
+
+// benchText makes a message of 20–400 characters from a mixed vocabulary.
+func benchText(rng *rand.Rand) string {
+	var b strings.Builder
+	target := 20 + rng.IntN(380)
+	for b.Len() < target {
+		b.WriteString(benchWords[rng.IntN(len(benchWords))])
+		b.WriteByte(' ')
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of yakor, parsed once from flags and the
+// environment (flags win) and passed down as values.
+type Config struct {
+	Addr        string // listen address
+	DataDir     string // private PostgreSQL cluster folder, used without DatabaseURL
+	DatabaseURL string // any PostgreSQL 15+ server with pgvector and pg_trgm
+	PGBin       string // PostgreSQL server binaries for the private cluster
+	PGUser      string // account the private cluster runs as when yakor runs as root
+
+	WindowChars     int    // history window budget, characters
+	MaxMessageChars int    // longest accepted user message, characters
+	SystemPrompt    string // replaces the built-in system prompt
+
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	Chat          ModelConfig
+	Helper        ModelConfig
+	Embed         ModelConfig
+	ModelTimeout  time.Duration
+	ModelRetries  int
+
+	LogLevel        string
+	LogFormat       string
+	ShutdownTimeout time.Duration
+}
+
+// ModelConfig points one model role at a provider.
+type ModelConfig struct {
+	Provider string // "openai" or "offline"
+	Model    string
+}
+
+// setting is one knob: its flag, its environment variable, its default and
+// what it does. The README's settings table is this list.
+type setting struct {
+	flag, env, def, usage string
+	set                   func(c *Config, v string) error
+}
+
+func settings() []setting {
+	str := func(dst func(*Config) *string) func(*Config, string) error {
+		return func(c *Config, v string) error { *dst(c) = v; return nil }
+	}
+	num := func(name string, dst func(*Config) *int) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s: %q is not a non-negative whole number", name, v)
+			}
+			*dst(c) = n
+			return nil
+		}
+	}
+	dur := func(name string, dst func(*Config) *time.Duration) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%s: %q is not a positive duration such as 30s or 2m", name, v)
+			}
+			*dst(c) = d
+			return nil
+		}
+	}
+	return []setting{
+		{"addr", "YAKOR_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Config) *string { return &c.Addr })},
+		{"data-dir", "YAKOR_DATA_DIR", "./.yakor", "folder of the private PostgreSQL cluster, used when no database URL is set", str(func(c *Config) *string { return &c.DataDir })},
+		{"database-url", "DATABASE_URL", "", "PostgreSQL 15+ server with pgvector and pg_trgm; empty runs a private cluster in the data folder", str(func(c *Config) *string { return &c.DatabaseURL })},
+		{"pg-bin", "YAKOR_PG_BIN", "", "folder of the PostgreSQL server binaries for the private cluster; empty finds the newest installed", str(func(c *Config) *string { return &c.PGBin })},
+		{"pg-user", "YAKOR_PG_USER", "postgres", "account the private cluster runs as when yakor runs as root", str(func(c *Config) *string { return &c.PGUser })},
+		{"window-chars", "YAKOR_WINDOW_CHARS", "20000", "history window budget in characters", num("window-chars", func(c *Config) *int { return &c.WindowChars })},
+		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "100000", "longest user message accepted, in characters", num("max-message-chars", func(c *Config) *int { return &c.MaxMessageChars })},
+		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "", "system prompt replacing the built-in one", str(func(c *Config) *string { return &c.SystemPrompt })},
+		{"openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", str(func(c *Config) *string { return &c.OpenAIBaseURL })},
+		{"openai-api-key", "OPENAI_API_KEY", "", "API key for the model server (prefer the environment variable: flags show in ps)", str(func(c *Config) *string { return &c.OpenAIAPIKey })},
+		{"chat-provider", "YAKOR_CHAT_PROVIDER", "", "provider of the chat model: openai or offline; empty: openai when a chat model is named, else offline", str(func(c *Config) *string { return &c.Chat.Provider })},
+		{"chat-model", "YAKOR_CHAT_MODEL", "", "chat model name, e.g. gpt-4o-mini or llama3.1", str(func(c *Config) *string { return &c.Chat.Model })},
+		{"helper-provider", "YAKOR_HELPER_PROVIDER", "", "provider of the helper model (topics, grading, facts, summaries)", str(func(c *Config) *string { return &c.Helper.Provider })},
+		{"helper-model", "YAKOR_HELPER_MODEL", "", "helper model name; empty: the chat model", str(func(c *Config) *string { return &c.Helper.Model })},
+		{"embed-provider", "YAKOR_EMBED_PROVIDER", "", "provider of the embedding model", str(func(c *Config) *string { return &c.Embed.Provider })},
+		{"embed-model", "YAKOR_EMBED_MODEL", "", "embedding model name, e.g. text-embedding-3-small", str(func(c *Config) *string { return &c.Embed.Model })},
+		{"model-timeout", "YAKOR_MODEL_TIMEOUT", "120s", "time one model call may take (a whole streamed reply)", dur("model-timeout", func(c *Config) *time.Duration { return &c.ModelTimeout })},
+		{"model-retries", "YAKOR_MODEL_RETRIES", "3", "retries of a model call on 429, 5xx and connection errors", num("model-retries", func(c *Config) *int { return &c.ModelRetries })},
+		{"log-level", "YAKOR_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
+		{"log-format", "YAKOR_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
+		{"shutdown-timeout", "YAKOR_SHUTDOWN_TIMEOUT", "30s", "time given to requests in flight on SIGINT/SIGTERM", dur("shutdown-timeout", func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	}
+}
+
+// parseConfig reads the settings: defaults, then the environment, then
+// flags. Extra flags of a subcommand may be declared on fs before the call.
+func parseConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	all := settings()
+	flags := make(map[string]*string, len(all))
+	for _, s := range all {
+		flags[s.flag] = fs.String(s.flag, "", s.usage+" (env "+s.env+", default "+strconv.Quote(s.def)+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	for _, s := range all {
+		v := s.def
+		if e := getenv(s.env); e != "" {
+			v = e
+		}
+		if f := *flags[s.flag]; f != "" {
+			v = f
+		}
+		if err := s.set(&c, v); err != nil {
+			return c, err
+		}
+	}
+	return c, c.resolve()
+}
+
+// resolve fills the derived settings and checks the combination.
+func (c *Config) resolve() error {
+	if c.Helper.Model == "" {
+		c.Helper.Model = c.Chat.Model
+	}
+	for _, r := range []struct {
+		name string
+		m    *ModelConfig
+	}{{"chat", &c.Chat}, {"helper", &c.Helper}, {"embed", &c.Embed}} {
+		switch r.m.Provider {
+		case "":
+			r.m.Provider = "offline"
+			if r.m.Model != "" {
+				r.m.Provider = "openai"
+			}
+		case "offline", "openai":
+		default:
+			return fmt.Errorf("%s provider %q: use openai or offline", r.name, r.m.Provider)
+		}
+		if r.m.Provider == "openai" && r.m.Model == "" {
+			return fmt.Errorf("%s provider is openai but no model is named: set YAKOR_%s_MODEL", r.name, strings.ToUpper(r.name))
+		}
+	}
+	if c.WindowChars == 0 {
+		return errors.New("window-chars must be at least 1")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("addr %q: %v", c.Addr, err)
+	}
+	return nil
+}
+
+// loopback reports whether addr listens on a loopback address only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newLogger builds the logger from the settings.
+func newLogger(c Config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("log-format %q: use text or json", c.LogFormat)
+}
+
+// logValue shows the config in the start-up log with the key masked.
+func (c Config) logValue() []any {
+	key := ""
+	if c.OpenAIAPIKey != "" {
+		key = "set"
+	}
+	db := "private cluster in " + c.DataDir
+	if c.DatabaseURL != "" {
+		db = "DATABASE_URL"
+	}
+	return []any{"addr", c.Addr, "database", db, "window_chars", c.WindowChars,
+		"chat", c.Chat.Provider + ":" + c.Chat.Model, "helper", c.Helper.Provider + ":" + c.Helper.Model,
+		"embed", c.Embed.Provider + ":" + c.Embed.Model, "openai_base_url", c.OpenAIBaseURL, "openai_api_key", key}
+}

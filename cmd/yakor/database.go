@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"yakor/postgres"
+	"yakor/postgres/cluster"
+)
+
+// database is the pool and, when Yakor runs its own, the private cluster.
+type database struct {
+	pool    *pgxpool.Pool
+	cluster *cluster.Cluster
+}
+
+// openDatabase connects to DATABASE_URL, or starts the private cluster in
+// the data folder, then checks and migrates the database.
+func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database, error) {
+	db := &database{}
+	url := cfg.DatabaseURL
+	if url == "" {
+		cl, err := cluster.Start(ctx, cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("private PostgreSQL in %s: %w", cfg.DataDir, err)
+		}
+		db.cluster = cl
+		url = cl.URL()
+	}
+	pool, err := postgres.Open(ctx, url, postgres.Options{}, log)
+	if err == nil {
+		db.pool = pool
+		err = postgres.Migrate(ctx, pool, log)
+	}
+	if err != nil {
+		db.close(log)
+		return nil, err
+	}
+	return db, nil
+}
+
+// close closes the pool, then stops the private cluster.
+func (db *database) close(log *slog.Logger) {
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	if db.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := db.cluster.Stop(ctx); err != nil {
+			log.Error("stop private PostgreSQL", "err", err)
+		}
+	}
+}
+
+func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := parseConfig(newFlagSet("migrate", stderr), args, getenv)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	db.close(log)
+	log.Info("database is migrated")
+	return nil
+}
+
+// runDB manages a detached private cluster: the test harness starts one,
+// points TEST_DATABASE_URL at it, and stops it afterwards.
+func runDB(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 {
+		return errors.New("db: say start or stop")
+	}
+	verb := args[0]
+	fs := newFlagSet("db "+verb, stderr)
+	fast := fs.Bool("fast", false, "start with fsync off: quicker, for throw-away test data only")
+	cfg, err := parseConfig(fs, args[1:], getenv)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "start":
+		opts := cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Detach: true, Logger: log}
+		if *fast {
+			opts.Settings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "300"}
+		}
+		cl, err := cluster.Start(ctx, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, cl.URL())
+		return nil
+	case "stop":
+		return cluster.StopDir(ctx, cfg.DataDir)
+	}
+	return fmt.Errorf("db: unknown action %q: say start or stop", verb)
+}

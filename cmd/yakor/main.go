@@ -1,0 +1,72 @@
+// Command yakor is Yakor's one binary and its composition root: it parses
+// the configuration once, builds the database pool, the models, the turn
+// engine and the HTTP server, and shuts them down in order.
+//
+//	yakor serve [--addr 127.0.0.1:8080] [--data-dir DIR]   run the service
+//	yakor migrate                                          apply the schema and exit
+//	yakor db start|stop [--data-dir DIR]                   manage a detached private cluster
+//	yakor bench turn [--messages 1000,100000]              measure the memory layer's cost per turn
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `yakor: dialogue memory for LLM assistants
+
+usage:
+  yakor serve [flags]        run the HTTP service (API on /api/v1)
+  yakor migrate [flags]      apply the database migrations and exit
+  yakor db start|stop        run a detached private PostgreSQL in --data-dir (for tests and tools)
+  yakor bench turn [flags]   measure the per-turn cost of the memory layer
+  yakor help                 this text; 'yakor serve -h' lists every setting
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "yakor:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// run is the whole program; tests call it with their own arguments,
+// environment and outputs.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, stdout, stderr, getenv)
+	case "migrate":
+		return runMigrate(ctx, args, stderr, getenv)
+	case "db":
+		return runDB(ctx, args, stdout, stderr, getenv)
+	case "bench":
+		return runBench(ctx, args, stdout, stderr, getenv)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("yakor "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

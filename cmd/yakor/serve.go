@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"yakor/account"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/turn"
+	"yakor/web"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := parseConfig(newFlagSet("serve", stderr), args, getenv)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	if !loopback(cfg.Addr) {
+		return fmt.Errorf("refusing to listen on %s: without API keys Yakor serves one local user and listens on loopback only (e.g. 127.0.0.1:8080)", cfg.Addr)
+	}
+	log.Info("starting yakor", cfg.logValue()...)
+
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.close(log)
+
+	local, err := account.NewStore(db.pool).EnsureLocal(ctx)
+	if err != nil {
+		return err
+	}
+	chat := chatModel(cfg, log)
+	if chat.Provider() == "offline" {
+		log.Warn("no language model is configured: replies come from the offline model; set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real one")
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	engine := turn.NewEngine(db.pool, chat, turn.Config{
+		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
+	}, log, turn.NewMetrics(reg))
+	srv := web.NewServer(web.Deps{
+		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), DB: db.pool,
+		Gatherer: reg, Registerer: reg, LocalScope: local,
+		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
+	})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+	log.Info("yakor is serving", "url", "http://"+ln.Addr().String(), "api", "http://"+ln.Addr().String()+"/api/v1")
+	fmt.Fprintf(stdout, "yakor listening on http://%s\n", ln.Addr())
+
+	var clusterDone <-chan struct{}
+	if db.cluster != nil {
+		clusterDone = db.cluster.Done()
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "grace", cfg.ShutdownTimeout)
+	case err := <-served:
+		return fmt.Errorf("http server: %w", err)
+	case <-clusterDone:
+		log.Error("the private PostgreSQL server stopped unexpectedly; see postgres.log in the data folder")
+		_ = httpSrv.Close()
+		return errors.New("private PostgreSQL stopped")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := httpSrv.Shutdown(sctx); err != nil {
+		log.Warn("requests still running at shutdown were cut off", "err", err)
+	}
+	return nil
+}
+
+// chatModel builds the chat role's model.
+func chatModel(cfg Config, log *slog.Logger) turn.Model {
+	if cfg.Chat.Provider == "openai" {
+		return llm.NewOpenAI(llm.OpenAIConfig{
+			BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Chat.Model,
+			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Logger: log,
+		})
+	}
+	return llm.NewOffline()
+}

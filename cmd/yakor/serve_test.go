@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the real binary on its embedded default: a private
+// PostgreSQL cluster in a temporary data folder, the offline model.
+
+var yakorBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "yakor-bin")
+	if err != nil {
+		panic(err)
+	}
+	yakorBin = filepath.Join(dir, "yakor")
+	out, err := exec.Command("go", "build", "-o", yakorBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build yakor: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	log  *bytes.Buffer
+}
+
+// dataDir returns a data folder the unprivileged PostgreSQL account can reach.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "data")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer runs `yakor serve` and waits until it is ready.
+func startServer(t *testing.T, dir, addr string) *server {
+	t.Helper()
+	s := &server{addr: addr, log: &bytes.Buffer{}}
+	s.cmd = exec.Command(yakorBin, "serve", "--data-dir", dir, "--addr", addr)
+	s.cmd.Env = append(os.Environ(), "DATABASE_URL=", "OPENAI_BASE_URL=", "YAKOR_CHAT_MODEL=")
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			_ = s.cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("yakor serve did not become ready:\n%s", s.log)
+	return nil
+}
+
+// stop sends sig and waits for the process to exit.
+func (s *server) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if sig == syscall.SIGTERM && err != nil {
+			t.Fatalf("yakor exited with %v after SIGTERM:\n%s", err, s.log)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatalf("yakor did not exit after %v:\n%s", sig, s.log)
+	}
+}
+
+func (s *server) call(t *testing.T, method, path, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+s.addr+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %q: %v", method, path, b, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+type listed struct {
+	Messages []struct {
+		ID      int64
+		Role    string
+		Content string
+	}
+}
+
+func (s *server) messages(t *testing.T, thread string) listed {
+	t.Helper()
+	var l listed
+	if code := s.call(t, "GET", "/api/v1/threads/"+thread+"/messages", "", &l); code != http.StatusOK {
+		t.Fatalf("list messages: %d", code)
+	}
+	return l
+}
+
+func checkConversation(t *testing.T, l listed, sent []string) {
+	t.Helper()
+	if len(l.Messages) != 2*len(sent) {
+		t.Fatalf("%d messages, want %d", len(l.Messages), 2*len(sent))
+	}
+	for i, want := range sent {
+		if u, r := l.Messages[2*i], l.Messages[2*i+1]; u.Role != "user" || u.Content != want || r.Role != "assistant" || r.Content == "" {
+			t.Fatalf("exchange %d: %+v / %+v", i, u, r)
+		}
+	}
+}
+
+// TestServeConversationSurvivesRestart: a scripted conversation, a clean
+// stop, a new start on the same folder, and everything is still there.
+func TestServeConversationSurvivesRestart(t *testing.T) {
+	dir, addr := dataDir(t), freeAddr(t)
+	s := startServer(t, dir, addr)
+	var th struct{ ID string }
+	if code := s.call(t, "POST", "/api/v1/threads", `{"title":"restart"}`, &th); code != http.StatusCreated {
+		t.Fatalf("create thread: %d", code)
+	}
+	sent := []string{"Прайс: ЛДСП 3400 руб за лист.", "Доставка 900 руб.", "Сколько стоит ЛДСП с доставкой?"}
+	for _, c := range sent {
+		if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"`+c+`"}`, nil); code != http.StatusOK {
+			t.Fatalf("send: %d", code)
+		}
+	}
+	checkConversation(t, s.messages(t, th.ID), sent)
+	s.stop(t, syscall.SIGTERM)
+	if _, err := os.Stat(filepath.Join(dir, "pg", "postmaster.pid")); !os.IsNotExist(err) {
+		t.Fatalf("PostgreSQL was not stopped cleanly with yakor (postmaster.pid: %v)", err)
+	}
+
+	s = startServer(t, dir, addr)
+	checkConversation(t, s.messages(t, th.ID), sent)
+}
+
+// TestServeSurvivesSIGKILL: yakor and its PostgreSQL are killed outright,
+// leaving a stale postmaster.pid; the next start recovers with all data.
+func TestServeSurvivesSIGKILL(t *testing.T) {
+	dir, addr := dataDir(t), freeAddr(t)
+	s := startServer(t, dir, addr)
+	var th struct{ ID string }
+	s.call(t, "POST", "/api/v1/threads", `{"title":"kill"}`, &th)
+	sent := []string{"remember the number 73105"}
+	if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"`+sent[0]+`"}`, nil); code != http.StatusOK {
+		t.Fatalf("send: %d", code)
+	}
+
+	pidFile := filepath.Join(dir, "pg", "postmaster.pid")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgPID, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pgPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.stop(t, syscall.SIGKILL)
+	for i := 0; syscall.Kill(pgPID, 0) == nil && i < 100; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("the crash should leave a stale postmaster.pid: %v", err)
+	}
+
+	s = startServer(t, dir, addr)
+	checkConversation(t, s.messages(t, th.ID), sent)
+	if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"and now?"}`, nil); code != http.StatusOK {
+		t.Fatalf("send after recovery: %d", code)
+	}
+}
+
+func TestServeRefusesNonLoopback(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"serve", "--addr", "0.0.0.0:0"}, io.Discard, &stderr, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("err = %v", err)
+	}
+}
