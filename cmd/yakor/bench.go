@@ -48,21 +48,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer db.close(log)
 
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
-	fmt.Fprintln(tw, "messages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
+	var results []benchResult
 	for _, n := range ns {
+		fmt.Fprintf(stderr, "bench turn: %d messages…\n", n)
 		r, err := benchTurn(ctx, db, cfg, log, n, *turns)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", n, *turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
-		tw.Flush()
+		results = append(results, r)
+	}
+	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "messages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.messages, r.turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
 	}
 	return tw.Flush()
 }
 
 type benchResult struct {
+	messages, turns                int
 	memP50, memP99, totP50, totP99 float64
 	promptP50                      int
 }
@@ -125,6 +130,7 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	slices.Sort(tot)
 	slices.Sort(prompts)
 	return benchResult{
+		messages: n, turns: turns,
 		memP50: pct(mem, 50), memP99: pct(mem, 99), totP50: pct(tot, 50), totP99: pct(tot, 99),
 		promptP50: prompts[len(prompts)/2],
 	}, nil

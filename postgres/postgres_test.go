@@ -1,0 +1,89 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/postgres"
+	"yakor/postgres/pgtest"
+)
+
+// TestOpenRefusesCLocale: a database whose collation does not case-fold
+// Cyrillic is refused with a message that says so and how to fix it.
+func TestOpenRefusesCLocale(t *testing.T) {
+	ctx := context.Background()
+	base := pgtest.URL(t)
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `DROP DATABASE IF EXISTS yakor_c_locale`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, `CREATE DATABASE yakor_c_locale LOCALE 'C' TEMPLATE template0`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), `DROP DATABASE IF EXISTS yakor_c_locale WITH (FORCE)`) })
+
+	cfg, err := pgx.ParseConfig(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = "yakor_c_locale"
+	err = postgres.Check(ctx, cfg)
+	if yakor.ErrorCode(err) != yakor.EUNAVAILABLE || !strings.Contains(err.Error(), "does not case-fold Cyrillic") || !strings.Contains(err.Error(), "UTF-8 locale") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "host=/nonexistent-yakor-socket-dir user=x dbname=y connect_timeout=2", postgres.Options{}, pgtest.Logger(t))
+	if yakor.ErrorCode(err) != yakor.EUNAVAILABLE || !strings.Contains(err.Error(), "cannot connect to PostgreSQL at /nonexistent-yakor-socket-dir") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestMigrateTwice: applying the migrations again changes nothing and the
+// tables exist with the tenant key first.
+func TestMigrateTwice(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	if err := postgres.Migrate(ctx, pool, pgtest.Logger(t)); err != nil {
+		t.Fatalf("second migrate: %v", err)
+	}
+	rows, err := pool.Query(ctx, `
+SELECT c.relname, a.attname
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indrelid
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+WHERE i.indisprimary AND c.relnamespace = 'public'::regnamespace AND c.relname <> 'goose_db_version'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ Table, Column string }
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (key, error) {
+		var k key
+		err := r.Scan(&k.Table, &k.Column)
+		return k, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) < 5 {
+		t.Fatalf("only %d tables", len(keys))
+	}
+	for _, k := range keys {
+		want := "tenant_id"
+		if k.Table == "tenants" {
+			want = "id"
+		}
+		if k.Column != want {
+			t.Errorf("table %s: primary key starts with %s, want %s", k.Table, k.Column, want)
+		}
+	}
+}
