@@ -60,6 +60,8 @@ type Thread struct {
 	SystemPrompt string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	MessageCount int64    // messages in the thread
+	Authors      []string // speakers' names seen in the thread
 }
 
 // ThreadCreate is what a new thread may be given.
@@ -76,7 +78,8 @@ type Message struct {
 	Role      string
 	Kind      string
 	Content   string
-	Chars     int // length in Unicode characters
+	Chars     int    // length in Unicode characters
+	Author    string // the speaker's name when known ("" otherwise)
 	ClientID  string
 	TurnID    string
 	CreatedAt time.Time
@@ -89,6 +92,10 @@ type NewMessage struct {
 	Content  string
 	ClientID string // optional; unique per thread: a second append with it returns the first
 	TurnID   string // optional: the turn that wrote it
+	Author   string // optional: the speaker's name; names are not search evidence
+	// CreatedAt, for Import only, keeps an imported message's original time
+	// (zero: now).
+	CreatedAt time.Time
 }
 
 // MaxTitleChars bounds a thread's title.
@@ -138,14 +145,14 @@ func (s *Store) CreateThread(ctx context.Context, scope yakor.Scope, tc ThreadCr
 	const q = `
 INSERT INTO threads (tenant_id, user_id, id, project_id, title, system_prompt)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at`
+RETURNING ` + threadColumns
 	var project *string
 	if tc.ProjectID != "" {
 		project = &tc.ProjectID
 	}
 	var t Thread
 	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, uuid.NewString(), project, tc.Title, tc.SystemPrompt).
-		Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+		Scan(t.fields()...)
 	if err != nil {
 		return Thread{}, postgres.Wrap("create thread", err)
 	}
@@ -157,12 +164,9 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 	if _, err := uuid.Parse(scope.ThreadID); err != nil {
 		return Thread{}, errThreadNotFound(scope.ThreadID)
 	}
-	const q = `
-SELECT id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at
-FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
+	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
 	var t Thread
-	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID).
-		Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID).Scan(t.fields()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Thread{}, errThreadNotFound(scope.ThreadID)
 	}
@@ -182,9 +186,7 @@ func (s *Store) FindThreads(ctx context.Context, scope yakor.Scope, f ThreadFilt
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
-	const q = `
-SELECT id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at
-FROM threads WHERE tenant_id = $1 AND user_id = $2
+	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2
 ORDER BY updated_at DESC, id LIMIT $3`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit)
 	if err != nil {
@@ -192,13 +194,19 @@ ORDER BY updated_at DESC, id LIMIT $3`
 	}
 	threads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Thread, error) {
 		var t Thread
-		err := r.Scan(&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt)
+		err := r.Scan(t.fields()...)
 		return t, err
 	})
 	if err != nil {
 		return nil, postgres.Wrap("find threads", err)
 	}
 	return threads, nil
+}
+
+const threadColumns = `id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at, message_count, authors`
+
+func (t *Thread) fields() []any {
+	return []any{&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt, &t.MessageCount, &t.Authors}
 }
 
 func errThreadNotFound(id string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,11 +12,11 @@ import (
 	"yakor/postgres"
 )
 
-const messageColumns = `id, thread_id::text, role, kind, content, chars, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at`
+const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at`
 
 func scanMessage(r pgx.CollectableRow) (Message, error) {
 	var m Message
-	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.ClientID, &m.TurnID, &m.CreatedAt)
+	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt)
 	return m, err
 }
 
@@ -44,6 +45,9 @@ func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	if err := validText("client_id", nm.ClientID, 200); err != nil {
 		return Message{}, false, err
 	}
+	if err := validText("author", nm.Author, 200); err != nil {
+		return Message{}, false, err
+	}
 	if _, err := s.FindThread(ctx, scope); err != nil {
 		return Message{}, false, err
 	}
@@ -56,16 +60,17 @@ func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	}
 	const ins = `
 WITH ins AS (
-    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id, author)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
     RETURNING ` + messageColumns + `
 ), touch AS (
-    UPDATE threads SET updated_at = now()
+    UPDATE threads SET updated_at = now(), message_count = message_count + 1,
+        authors = CASE WHEN $9 = '' OR $9 = ANY (authors) THEN authors ELSE array_append(authors, $9) END
     WHERE tenant_id = $1 AND id = $3 AND EXISTS (SELECT 1 FROM ins)
 )
 SELECT * FROM ins`
-	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID)
+	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID, nm.Author)
 	if err != nil {
 		return Message{}, false, postgres.Wrap("append message", err)
 	}
@@ -200,9 +205,11 @@ func reverse(ms []Message) []Message {
 	return ms
 }
 
-// Import appends many messages to scope's thread in one COPY, in order. It
-// is for loading an existing conversation (and benchmarks); client ids are
-// not checked for repeats, so import into a thread once.
+// Import appends many messages to scope's thread in one COPY, in order,
+// keeping their authors and times. It is for loading an existing
+// conversation (and benchmarks); client ids are not checked for repeats, so
+// import into a thread once. Run it in a transaction to make it all or
+// nothing.
 func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage) (int64, error) {
 	if _, err := s.FindThread(ctx, scope); err != nil {
 		return 0, err
@@ -212,6 +219,7 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 			return 0, fmt.Errorf("import message %d: %w", i, err)
 		}
 	}
+	now := time.Now()
 	src := pgx.CopyFromSlice(len(msgs), func(i int) ([]any, error) {
 		m := msgs[i]
 		kind := m.Kind
@@ -222,11 +230,29 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 		if m.ClientID != "" {
 			clientID = &m.ClientID
 		}
-		return []any{scope.TenantID, scope.UserID, scope.ThreadID, m.Role, kind, m.Content, clientID}, nil
+		created := m.CreatedAt
+		if created.IsZero() {
+			created = now
+		}
+		return []any{scope.TenantID, scope.UserID, scope.ThreadID, m.Role, kind, m.Content, clientID, m.Author, created}, nil
 	})
 	n, err := s.db.CopyFrom(ctx, pgx.Identifier{"messages"},
-		[]string{"tenant_id", "user_id", "thread_id", "role", "kind", "content", "client_id"}, src)
+		[]string{"tenant_id", "user_id", "thread_id", "role", "kind", "content", "client_id", "author", "created_at"}, src)
 	if err != nil {
+		return n, postgres.Wrap("import messages", err)
+	}
+	var authors []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Author != "" && !seen[m.Author] {
+			seen[m.Author] = true
+			authors = append(authors, m.Author)
+		}
+	}
+	const touch = `UPDATE threads SET updated_at = now(), message_count = message_count + $3,
+    authors = ARRAY(SELECT a FROM unnest(authors || $4::text[]) WITH ORDINALITY AS u(a, i) GROUP BY a ORDER BY min(i))
+WHERE tenant_id = $1 AND id = $2`
+	if _, err := s.db.Exec(ctx, touch, scope.TenantID, scope.ThreadID, n, authors); err != nil {
 		return n, postgres.Wrap("import messages", err)
 	}
 	return n, nil

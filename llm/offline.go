@@ -93,66 +93,6 @@ func (o *Offline) error(err error) *Error {
 	return e
 }
 
-// offlineReply builds the offline chat reply: a plain notice that no model is
-// configured, then the earlier non-system message sharing the most distinct
-// keywords with the newest user message (ties go to the newest), in the
-// question's language.
-func offlineReply(msgs []Message) string {
-	qi := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			qi = i
-			break
-		}
-	}
-	question := ""
-	if qi >= 0 {
-		question = strings.TrimSpace(msgs[qi].Content)
-	}
-	t := wording(mostlyCyrillic(question))
-
-	var b strings.Builder
-	b.WriteString(t.notice)
-	b.WriteString("\n\n")
-	if question == "" {
-		b.WriteString(t.noQuestion)
-		return b.String()
-	}
-	best, bestScore := -1, 0
-	qwords := keywords(question)
-	for i := range qi {
-		m := msgs[i]
-		content := strings.TrimSpace(m.Content)
-		if m.Role == "system" || content == "" || content == question {
-			continue
-		}
-		if s := score(qwords, keywords(content)); s > 0 && s >= bestScore {
-			best, bestScore = i, s
-		}
-	}
-	if best < 0 {
-		b.WriteString(t.noMatch)
-		return b.String()
-	}
-	fmt.Fprintf(&b, t.quote, t.role(msgs[best].Role), quote(msgs[best].Content))
-	return b.String()
-}
-
-// score counts the question's keywords that have a related word in the
-// message.
-func score(question, message []string) int {
-	n := 0
-	for _, q := range question {
-		for _, w := range message {
-			if related(q, w) {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
 // quote collapses the text's white space and cuts it to quoteRunes runes.
 func quote(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
@@ -160,22 +100,6 @@ func quote(text string) string {
 		return text
 	}
 	return strings.TrimSpace(string([]rune(text)[:quoteRunes])) + "…"
-}
-
-// mostlyCyrillic reports whether more than half of the text's letters are
-// Cyrillic.
-func mostlyCyrillic(text string) bool {
-	letters, cyrillic := 0, 0
-	for _, r := range text {
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		letters++
-		if unicode.Is(unicode.Cyrillic, r) {
-			cyrillic++
-		}
-	}
-	return cyrillic*2 > letters
 }
 
 // chunks splits text into word-by-word deltas, each a word with the white
@@ -203,6 +127,8 @@ type replyText struct {
 	notice     string
 	noQuestion string
 	noMatch    string
+	notFound   string
+	found      string // quoted hit line
 	quote      string // role, quoted text
 	user       string
 	assistant  string
@@ -226,6 +152,8 @@ func wording(russian bool) replyText {
 				"разговора. Задайте OPENAI_BASE_URL и YAKOR_CHAT_MODEL, чтобы подключить настоящую модель.",
 			noQuestion: "Вопроса для ответа нет.",
 			noMatch:    "В памяти разговора пока нет ничего, что подходит к этому вопросу.",
+			notFound:   "Поиск по истории разговора ничего не нашёл по этому вопросу.",
+			found:      "Нашлось в истории разговора: «%s»",
 			quote:      "Ближайшее из прежних сообщений (%s): «%s»",
 			user:       "пользователь",
 			assistant:  "ассистент",
@@ -236,6 +164,8 @@ func wording(russian bool) replyText {
 			"conversation memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model.",
 		noQuestion: "There is no question to answer.",
 		noMatch:    "Nothing in the conversation memory matches this question yet.",
+		notFound:   "A search of the conversation's history found nothing for this question.",
+		found:      "Found in the conversation's history: «%s»",
 		quote:      "The closest earlier message (%s): «%s»",
 		user:       "user",
 		assistant:  "assistant",

@@ -65,7 +65,8 @@ func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgx
 // Check connects once and verifies what Yakor needs of the server, saying
 // plainly what is wrong: the server is reachable, PostgreSQL is 15 or newer,
 // the vector and pg_trgm extensions exist (creating them if needed), and the
-// database's default collation lower-cases Cyrillic.
+// server's ICU collation lower-cases Cyrillic (Yakor folds case with it, so
+// a database created with the C locale works too).
 func Check(ctx context.Context, cc *pgx.ConnConfig) error {
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
@@ -93,16 +94,16 @@ func Check(ctx context.Context, cc *pgx.ConnConfig) error {
 			return yakor.Errorf(yakor.EUNAVAILABLE, "PostgreSQL at %s cannot create extension %q: %v; %s", where(cc), ext, pgErrMessage(err), hint)
 		}
 	}
+	// Yakor folds case with ICU's root collation, so that search is
+	// case-insensitive for Cyrillic whatever the database's own locale.
 	var folded bool
-	if err := conn.QueryRow(ctx, `SELECT lower('ЛДСП Ёж') = 'лдсп ёж'`).Scan(&folded); err != nil {
-		return fmt.Errorf("check database: %w", err)
+	if err := conn.QueryRow(ctx, `SELECT lower('ЛДСП Ёж' COLLATE "und-x-icu") = 'лдсп ёж'`).Scan(&folded); err != nil {
+		return yakor.Errorf(yakor.EUNAVAILABLE,
+			"PostgreSQL at %s has no ICU collation \"und-x-icu\" (%s): Yakor needs a server built with ICU to fold Cyrillic case whatever the database's locale",
+			where(cc), pgErrMessage(err))
 	}
 	if !folded {
-		var collate string
-		_ = conn.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate)
-		return yakor.Errorf(yakor.EUNAVAILABLE,
-			"database %q at %s does not case-fold Cyrillic (collation %q): create it with a UTF-8 locale, e.g. CREATE DATABASE … LOCALE 'C.UTF-8' TEMPLATE template0",
-			cc.Database, where(cc), collate)
+		return yakor.Errorf(yakor.EUNAVAILABLE, "PostgreSQL at %s does not case-fold Cyrillic with its ICU collation \"und-x-icu\"", where(cc))
 	}
 	return nil
 }

@@ -12,35 +12,6 @@ import (
 	"yakor/postgres/pgtest"
 )
 
-// TestOpenRefusesCLocale: a database whose collation does not case-fold
-// Cyrillic is refused with a message that says so and how to fix it.
-func TestOpenRefusesCLocale(t *testing.T) {
-	ctx := context.Background()
-	base := pgtest.URL(t)
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, `DROP DATABASE IF EXISTS yakor_c_locale`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `CREATE DATABASE yakor_c_locale LOCALE 'C' TEMPLATE template0`); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), `DROP DATABASE IF EXISTS yakor_c_locale WITH (FORCE)`) })
-
-	cfg, err := pgx.ParseConfig(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = "yakor_c_locale"
-	err = postgres.Check(ctx, cfg)
-	if yakor.ErrorCode(err) != yakor.EUNAVAILABLE || !strings.Contains(err.Error(), "does not case-fold Cyrillic") || !strings.Contains(err.Error(), "UTF-8 locale") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
 func TestOpenUnreachable(t *testing.T) {
 	_, err := postgres.Open(context.Background(), "host=/nonexistent-yakor-socket-dir user=x dbname=y connect_timeout=2", postgres.Options{}, pgtest.Logger(t))
 	if yakor.ErrorCode(err) != yakor.EUNAVAILABLE || !strings.Contains(err.Error(), "cannot connect to PostgreSQL at /nonexistent-yakor-socket-dir") {

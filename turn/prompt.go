@@ -18,6 +18,7 @@ const (
 	LayerSystem  = "system"
 	LayerWindow  = "window"
 	LayerMessage = "message"
+	LayerFound   = "found" // the hits of the model's searches, in later passes
 )
 
 // Layer is one part of a prompt.

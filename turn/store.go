@@ -36,18 +36,19 @@ type Trace struct {
 	Layers         []Layer            `json:"layers"`
 	Timings        map[string]float64 `json:"timings_ms"`
 	PromptChars    int                `json:"prompt_chars"`
+	Searches       []SearchTrace      `json:"searches"`
 	CreatedAt      time.Time          `json:"created_at"`
 	FinishedAt     *time.Time         `json:"finished_at,omitempty"`
 }
 
 const traceColumns = `id::text, thread_id::text, user_message_id, coalesce(reply_message_id, 0), status, error,
-provider, model, layers, timings, prompt_chars, created_at, finished_at`
+provider, model, layers, timings, prompt_chars, searches, created_at, finished_at`
 
 func scanTrace(r pgx.CollectableRow) (Trace, error) {
 	var t Trace
-	var layers, timings []byte
+	var layers, timings, searches []byte
 	err := r.Scan(&t.ID, &t.ThreadID, &t.UserMessageID, &t.ReplyMessageID, &t.Status, &t.Error,
-		&t.Provider, &t.Model, &layers, &timings, &t.PromptChars, &t.CreatedAt, &t.FinishedAt)
+		&t.Provider, &t.Model, &layers, &timings, &t.PromptChars, &searches, &t.CreatedAt, &t.FinishedAt)
 	if err != nil {
 		return t, err
 	}
@@ -56,6 +57,9 @@ func scanTrace(r pgx.CollectableRow) (Trace, error) {
 	}
 	if err := json.Unmarshal(timings, &t.Timings); err != nil {
 		return t, fmt.Errorf("decode timings: %w", err)
+	}
+	if err := json.Unmarshal(searches, &t.Searches); err != nil {
+		return t, fmt.Errorf("decode searches: %w", err)
 	}
 	return t, nil
 }
@@ -118,14 +122,21 @@ func finish(ctx context.Context, db history.DB, scope yakor.Scope, tr Trace) err
 	if err != nil {
 		return fmt.Errorf("finish turn: %w", err)
 	}
+	if tr.Searches == nil {
+		tr.Searches = []SearchTrace{}
+	}
+	searches, err := json.Marshal(tr.Searches)
+	if err != nil {
+		return fmt.Errorf("finish turn: %w", err)
+	}
 	var reply *int64
 	if tr.ReplyMessageID != 0 {
 		reply = &tr.ReplyMessageID
 	}
 	const q = `UPDATE turns SET status = $3, error = $4, reply_message_id = $5, layers = $6, timings = $7,
-prompt_chars = $8, provider = $9, model = $10, finished_at = now()
+prompt_chars = $8, provider = $9, model = $10, searches = $11, finished_at = now()
 WHERE tenant_id = $1 AND id = $2`
-	_, err = db.Exec(ctx, q, scope.TenantID, tr.ID, tr.Status, tr.Error, reply, layers, timings, tr.PromptChars, tr.Provider, tr.Model)
+	_, err = db.Exec(ctx, q, scope.TenantID, tr.ID, tr.Status, tr.Error, reply, layers, timings, tr.PromptChars, tr.Provider, tr.Model, searches)
 	if err != nil {
 		return postgres.Wrap("finish turn", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"yakor"
 	"yakor/history"
 	"yakor/llm"
+	"yakor/search"
 )
 
 // Model is the chat model a turn streams its answer from.
@@ -33,6 +34,8 @@ type Config struct {
 	MaxMessageChars int           // longest user message accepted; default 100,000
 	SystemPrompt    string        // "" uses the built-in one
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
+	SearchRounds    int           // searches the model may make in one turn; default 2, negative: none
+	SearchBudget    int           // characters of hits per search; default 8,000
 }
 
 func (c *Config) defaults() {
@@ -45,22 +48,32 @@ func (c *Config) defaults() {
 	if c.StaleTurnAfter <= 0 {
 		c.StaleTurnAfter = 15 * time.Minute
 	}
+	if c.SearchRounds == 0 {
+		c.SearchRounds = 2
+	}
+	if c.SearchRounds < 0 {
+		c.SearchRounds = 0
+	}
+	if c.SearchBudget <= 0 {
+		c.SearchBudget = search.DefaultBudget
+	}
 }
 
 // Engine runs turns.
 type Engine struct {
-	pool    *pgxpool.Pool
-	history *history.Store
-	model   Model
-	cfg     Config
-	log     *slog.Logger
-	metrics *Metrics
+	pool     *pgxpool.Pool
+	history  *history.Store
+	searcher Searcher
+	model    Model
+	cfg      Config
+	log      *slog.Logger
+	metrics  *Metrics
 }
 
 // NewEngine returns an Engine. metrics may be nil.
 func NewEngine(pool *pgxpool.Pool, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
 	cfg.defaults()
-	return &Engine{pool: pool, history: history.NewStore(pool), model: model, cfg: cfg, log: log, metrics: metrics}
+	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics}
 }
 
 // Input is a user's message for a turn.
@@ -81,12 +94,14 @@ type Outcome struct {
 
 // Send runs one turn in scope's thread. The user's message is stored before
 // the model is called and stays stored whatever happens next. fn receives
-// the reply's text as it streams; an error from fn stops the turn. A send
+// the reply's text as it streams, and each search the model makes; an
+// error from fn stops the turn. A SEARCH_HISTORY marker in the model's
+// output never reaches fn; one in the user's message is plain text. A send
 // with a client id that was answered before returns that answer without
 // calling fn. Errors: EINVALID/ETOOLARGE (bad content), ENOTFOUND (thread),
 // ECONFLICT (the same message is being answered), EMODEL/ETIMEOUT (the
 // model failed; the turn is recorded as failed), EUNAVAILABLE (database).
-func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(delta string) error) (Outcome, error) {
+func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(Event) error) (Outcome, error) {
 	start := time.Now()
 	if err := history.ValidateContent(in.Content, e.cfg.MaxMessageChars); err != nil {
 		return Outcome{}, err
@@ -114,27 +129,24 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
-	prompt := assemble(systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt), window, e.cfg.WindowChars, userMsg.Content)
+	lang := search.Lang(userMsg.Content)
+	prompt := assemble(e.system(thread, lang), window, e.cfg.WindowChars, userMsg.Content)
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
-	modelStart := time.Now()
-	first := true
-	res, err := e.model.Stream(ctx, llm.Request{Messages: prompt.Messages}, func(delta string) error {
-		if first {
-			first = false
-			tr.Timings["first_delta"] = ms(time.Since(modelStart))
-		}
-		return fn(delta)
-	})
-	tr.Timings["model"] = ms(time.Since(modelStart))
+	beforeID := userMsg.ID
+	if len(window) > 0 {
+		beforeID = window[0].ID
+	}
+	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, beforeID, &tr, fn)
+	if found.Items > 0 || len(tr.Searches) > 0 {
+		found.Text = ""
+		tr.Layers = append(tr.Layers, found)
+		tr.PromptChars += found.Chars
+	}
 	if err != nil {
 		return Outcome{}, e.fail(scope, tr, start, modelError(err))
 	}
-	if res.Model != "" {
-		tr.Model = res.Model
-	}
-	text := res.Text
 	if strings.TrimSpace(text) == "" {
 		return Outcome{}, e.fail(scope, tr, start, yakor.Errorf(yakor.EMODEL, "the model (%s) returned an empty reply", e.model.Model()))
 	}
@@ -204,6 +216,9 @@ func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error)
 
 // modelError turns a model failure into a coded error a user can act on.
 func modelError(err error) error {
+	if yakor.ErrorCode(err) != yakor.EINTERNAL {
+		return err
+	}
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the request was canceled before the reply was complete: %w", err)
 	}
@@ -228,7 +243,21 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if err != nil {
 		return Prompt{}, err
 	}
-	return assemble(systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt), window, e.cfg.WindowChars, ""), nil
+	lang := "en"
+	if len(window) > 0 {
+		lang = search.Lang(window[len(window)-1].Content)
+	}
+	return assemble(e.system(thread, lang), window, e.cfg.WindowChars, ""), nil
+}
+
+// system is the system layer: the service's prompt, the thread's own, and
+// the search instruction in the conversation's language.
+func (e *Engine) system(thread history.Thread, lang string) string {
+	s := systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt)
+	if e.cfg.SearchRounds > 0 {
+		s += "\n\n" + search.Instruction(lang)
+	}
+	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

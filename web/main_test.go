@@ -19,6 +19,7 @@ import (
 	"yakor/history"
 	"yakor/llm"
 	"yakor/postgres/pgtest"
+	"yakor/search"
 	"yakor/turn"
 	"yakor/web"
 )
@@ -44,7 +45,7 @@ func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
 	log := pgtest.Logger(tb)
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: turn.NewEngine(pool, model, cfg, log, turn.NewMetrics(reg)),
-		Threads: history.NewStore(pool), Projects: account.NewStore(pool), DB: pool,
+		Threads: history.NewStore(pool), Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool), DB: pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 	})
 	ts := httptest.NewServer(srv)

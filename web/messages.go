@@ -59,7 +59,8 @@ func (s *Server) handleMessageIndex(c *gin.Context) {
 }
 
 // handleMessageSend runs a turn. With Accept: text/event-stream the reply
-// streams as SSE events delta, done and error; the stream starts with the
+// streams as SSE events delta, search (one per search the model makes),
+// done and error; the stream starts with the
 // first delta, so a request refused before the model is called gets a plain
 // JSON error with its status.
 func (s *Server) handleMessageSend(c *gin.Context) {
@@ -79,7 +80,7 @@ func (s *Server) handleMessageSend(c *gin.Context) {
 	in := turn.Input{Content: *req.Content, ClientID: req.ClientID}
 
 	if !strings.Contains(c.GetHeader("Accept"), "text/event-stream") {
-		out, err := s.turns.Send(c.Request.Context(), scope, in, func(string) error { return nil })
+		out, err := s.turns.Send(c.Request.Context(), scope, in, func(turn.Event) error { return nil })
 		if err != nil {
 			s.fail(c, err)
 			return
@@ -89,8 +90,11 @@ func (s *Server) handleMessageSend(c *gin.Context) {
 	}
 
 	sse := &sseWriter{c: c}
-	out, err := s.turns.Send(c.Request.Context(), scope, in, func(delta string) error {
-		return sse.event("delta", gin.H{"text": delta})
+	out, err := s.turns.Send(c.Request.Context(), scope, in, func(ev turn.Event) error {
+		if ev.Search != nil {
+			return sse.event("search", toSearchJSON(ev.Search.Query, ev.Search.Keywords, ev.Search.Hits))
+		}
+		return sse.event("delta", gin.H{"text": ev.Text})
 	})
 	if err != nil {
 		if !sse.started {

@@ -21,7 +21,11 @@ type trace struct {
 		Name  string
 		Chars int
 	}
-	Timings map[string]float64 `json:"timings_ms"`
+	Timings  map[string]float64 `json:"timings_ms"`
+	Searches []struct {
+		Query  string
+		HitIDs []int64 `json:"hit_ids"`
+	}
 }
 
 func (s *stack) turnsOf(tb testing.TB, thread string) []trace {

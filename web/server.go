@@ -16,12 +16,13 @@ import (
 
 	"yakor"
 	"yakor/history"
+	"yakor/search"
 	"yakor/turn"
 )
 
 // Turns runs turns and shows what they saw.
 type Turns interface {
-	Send(ctx context.Context, scope yakor.Scope, in turn.Input, fn func(delta string) error) (turn.Outcome, error)
+	Send(ctx context.Context, scope yakor.Scope, in turn.Input, fn func(turn.Event) error) (turn.Outcome, error)
 	Context(ctx context.Context, scope yakor.Scope) (turn.Prompt, error)
 	FindTrace(ctx context.Context, scope yakor.Scope, id string) (turn.Trace, error)
 }
@@ -32,6 +33,11 @@ type Threads interface {
 	FindThreads(ctx context.Context, scope yakor.Scope, f history.ThreadFilter) ([]history.Thread, error)
 	FindThread(ctx context.Context, scope yakor.Scope) (history.Thread, error)
 	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
+}
+
+// Searcher searches a thread's history.
+type Searcher interface {
+	Search(ctx context.Context, scope yakor.Scope, query string, opt search.Options) (search.Result, error)
 }
 
 // Projects resolves project names.
@@ -50,6 +56,7 @@ type Deps struct {
 	Turns    Turns
 	Threads  Threads
 	Projects Projects
+	Searcher Searcher
 	DB       Pinger
 	// Gatherer serves /metrics; Registerer takes the HTTP metrics.
 	Gatherer   prometheus.Gatherer
@@ -67,6 +74,7 @@ type Server struct {
 	turns        Turns
 	threads      Threads
 	projects     Projects
+	searcher     Searcher
 	db           Pinger
 	local        yakor.Scope
 	maxBodyBytes int64
@@ -77,7 +85,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, db: d.DB,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -101,6 +109,7 @@ func NewServer(d Deps) *Server {
 	registerThreadRoutes(api, s)
 	registerMessageRoutes(api, s)
 	registerTurnRoutes(api, s)
+	registerSearchRoutes(api, s)
 	s.engine = e
 	return s
 }

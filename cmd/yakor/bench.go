@@ -18,8 +18,17 @@ import (
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	if len(args) == 0 || args[0] != "turn" {
-		return fmt.Errorf("bench: say which benchmark: turn")
+	if len(args) == 0 {
+		return fmt.Errorf("bench: say which benchmark: turn, search or locomo")
+	}
+	switch args[0] {
+	case "turn":
+	case "search":
+		return runBenchSearch(ctx, args[1:], stdout, stderr, getenv)
+	case "locomo":
+		return runBenchLocomo(ctx, args[1:], stdout, stderr, getenv)
+	default:
+		return fmt.Errorf("bench: unknown benchmark %q: say turn, search or locomo", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
@@ -111,7 +120,7 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	var mem, tot []float64
 	var prompts []int
 	for i := range turns + 10 {
-		out, err := engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(string) error { return nil })
+		out, err := engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(turn.Event) error { return nil })
 		if err != nil {
 			return benchResult{}, err
 		}

@@ -16,6 +16,7 @@ import (
 	"yakor/account"
 	"yakor/history"
 	"yakor/llm"
+	"yakor/search"
 	"yakor/turn"
 	"yakor/web"
 )
@@ -55,7 +56,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 	}, log, turn.NewMetrics(reg))
 	srv := web.NewServer(web.Deps{
-		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), DB: db.pool,
+		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), Searcher: search.NewSearcher(db.pool), DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 	})

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,45 @@ func randomHex(n int) string {
 func Logger(tb testing.TB) *slog.Logger {
 	tb.Helper()
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// NewWithLocale creates a fresh database with the given locale (e.g. "C",
+// which does not case-fold Cyrillic), migrates it, and returns a pool on
+// it; it is dropped at cleanup.
+func NewWithLocale(tb testing.TB, locale string) *pgxpool.Pool {
+	tb.Helper()
+	base := URL(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	defer admin.Close(context.Background())
+	name := "yakor_t_" + randomHex(6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0 ENCODING 'UTF8' LOCALE "+quoteLiteral(locale)); err != nil {
+		tb.Fatalf("pgtest: create database with locale %q: %v", locale, err)
+	}
+	tb.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			tb.Errorf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	})
+	pool, err := postgres.Open(ctx, withDatabase(base, name), postgres.Options{MaxConns: 8}, Logger(tb))
+	if err != nil {
+		tb.Fatalf("pgtest: open: %v", err)
+	}
+	tb.Cleanup(pool.Close)
+	if err := postgres.Migrate(ctx, pool, Logger(tb)); err != nil {
+		tb.Fatalf("pgtest: migrate: %v", err)
+	}
+	return pool
+}
+
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

@@ -1,0 +1,462 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// Defaults of a search.
+const (
+	DefaultBudget = 8000 // characters of hits
+	DefaultLimit  = 50   // hits at most
+	// keywordCap bounds how many messages one keyword's leg reads: a word
+	// that common carries little evidence anyway.
+	keywordCap = 1000
+	// ftsCap bounds the full-text leg's candidates the same way.
+	ftsCap = 1000
+	// legTop is how many ranked messages each leg hands to the fusion.
+	legTop = 200
+	// rrfK is the constant of reciprocal rank fusion.
+	rrfK = 60
+	// shortHit is the length under which a hit brings the message before it
+	// along, so that "Yes, twice!" can be read.
+	shortHit = 100
+	// smallThread is the size up to which a thread is read whole, once,
+	// rather than through the indexes: reading a few thousand rows costs
+	// less than walking index postings shared with every other thread.
+	smallThread = 3000
+)
+
+// DB is what the searcher needs of a pool or a transaction.
+type DB interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// Searcher searches threads. It only reads history's tables.
+type Searcher struct {
+	db    DB
+	small int64 // threads up to this size are read whole
+}
+
+// NewSearcher returns a Searcher on db.
+func NewSearcher(db DB) *Searcher { return &Searcher{db: db, small: smallThread} }
+
+// Options tune one search.
+type Options struct {
+	// Budget is the characters of hits (neighbours included) to fill, in
+	// rank order; 0 means DefaultBudget, negative means no budget.
+	Budget int
+	// Limit is the most hits returned; 0 means DefaultLimit.
+	Limit int
+	// BeforeID, when set, searches only messages older than it: the turn
+	// passes the window's first message, so hits add what the window lacks.
+	BeforeID int64
+	// NoNeighbours leaves short hits without the message before them.
+	NoNeighbours bool
+}
+
+// Hit is one message found.
+type Hit struct {
+	MessageID int64     `json:"message_id"`
+	Role      string    `json:"role"`
+	Author    string    `json:"author,omitempty"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+	Score     float64   `json:"score"`
+	// Neighbour marks the message before a short hit, included to make it
+	// readable; its score is the hit's.
+	Neighbour bool `json:"neighbour,omitempty"`
+}
+
+// Result is what one search found.
+type Result struct {
+	Query    string        `json:"query"`
+	Keywords []string      `json:"keywords"`
+	Hits     []Hit         `json:"hits"` // in rank order; a neighbour stands right before its hit
+	Chars    int           `json:"chars"`
+	Took     time.Duration `json:"-"`
+}
+
+// Search finds the messages of scope's thread that best match query: the
+// query's keywords (folded, stop words and the thread's speakers' names
+// removed, stemmed) are matched as substrings of the folded text, weighted
+// by how rare each is in the thread, and fused by reciprocal rank with
+// PostgreSQL's full-text rank; ties go to the newer message. Every
+// statement is parameterized and scoped by tenant, user and thread. An
+// unknown thread is ENOTFOUND; a query with no distinctive word finds
+// nothing.
+func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, opt Options) (Result, error) {
+	start := time.Now()
+	res := Result{Query: query, Hits: []Hit{}, Keywords: []string{}}
+	if opt.Budget == 0 {
+		opt.Budget = DefaultBudget
+	}
+	if opt.Limit <= 0 {
+		opt.Limit = DefaultLimit
+	}
+	var (
+		count   int64
+		authors []string
+	)
+	err := s.db.QueryRow(ctx, `SELECT message_count, authors FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, threadID(scope)).Scan(&count, &authors)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
+	}
+	if err != nil {
+		return res, postgres.Wrap("search: thread", err)
+	}
+	kws := Keywords(query, authors)
+	if len(kws) == 0 {
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	for _, k := range kws {
+		res.Keywords = append(res.Keywords, k.Stem)
+	}
+
+	var byKeyword, byText []scored
+	if count <= s.small {
+		byKeyword, byText, err = s.smallLegs(ctx, scope, kws, count, opt.BeforeID)
+	} else {
+		byKeyword, err = s.keywordLeg(ctx, scope, kws, count, opt.BeforeID)
+		if err == nil {
+			byText, err = s.textLeg(ctx, scope, kws, opt.BeforeID)
+		}
+	}
+	if err != nil {
+		return res, err
+	}
+	ranked := fuse(byKeyword, byText)
+	if len(ranked) == 0 {
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	res.Hits, res.Chars, err = s.fill(ctx, scope, ranked, opt)
+	if err != nil {
+		return res, err
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// threadID keeps a malformed id from reaching a uuid parameter: it can match
+// nothing, and says so as "not found".
+func threadID(scope yakor.Scope) string {
+	if len(scope.ThreadID) != 36 {
+		return "00000000-0000-0000-0000-000000000000"
+	}
+	return scope.ThreadID
+}
+
+// keywordLegSQL: $1 tenant, $2 user, $3 thread, $4 patterns, $5 before id
+// (0: all), $6 cap per keyword, $7 messages in the thread, $8 rows.
+const keywordLegSQL = `
+WITH kw AS (
+    SELECT pat, i FROM unnest($4::text[]) WITH ORDINALITY AS k(pat, i)
+), hits AS (
+    SELECT kw.i, m.id
+    FROM kw CROSS JOIN LATERAL (
+        SELECT id FROM messages
+        WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
+          AND ($5::bigint = 0 OR id < $5)
+          AND folded LIKE kw.pat
+        LIMIT $6
+    ) m
+), df AS (
+    SELECT i, count(*) AS n FROM hits GROUP BY i
+)
+SELECT hits.id, sum(ln(1 + (greatest($7::float8, df.n) - df.n + 0.5) / (df.n + 0.5))) AS score
+FROM hits JOIN df USING (i)
+GROUP BY hits.id
+ORDER BY score DESC, hits.id DESC
+LIMIT $8`
+
+// textLegSQL: $1 tenant, $2 user, $3 thread, $4 websearch query, $5 before
+// id (0: all), $6 candidates, $7 rows.
+const textLegSQL = `
+WITH q AS (SELECT websearch_to_tsquery('russian', $4) AS q)
+SELECT c.id, ts_rank(c.tsv, q.q)::float8 AS rank
+FROM q, LATERAL (
+    SELECT id, tsv FROM messages
+    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
+      AND ($5::bigint = 0 OR id < $5)
+      AND tsv @@ q.q
+    LIMIT $6
+) c
+ORDER BY rank DESC, c.id DESC
+LIMIT $7`
+
+// smallLegsSQL reads a small thread once and returns a row for each
+// keyword a message's folded text contains (strpos: the same substring test
+// as the indexed LIKE, at a fraction of its cost) and a row with a null
+// keyword for a full-text match without one, each with the message's
+// full-text rank: $1 tenant, $2 user, $3 thread, $4 stems, $5 websearch
+// query, $6 before id (0: all).
+const smallLegsSQL = `
+SELECT m.id, k.i::int, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 ELSE 0 END
+FROM messages m
+CROSS JOIN websearch_to_tsquery('russian', $5) AS q(q)
+LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i) ON strpos(m.folded, k.s) > 0
+WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND ($6::bigint = 0 OR m.id < $6)
+  AND (k.i IS NOT NULL OR m.tsv @@ q.q)`
+
+type scored struct {
+	id    int64
+	score float64
+}
+
+// keywordLeg ranks messages by the rare-word-weighted count of keywords
+// they contain: each keyword's stem is an escaped substring pattern over
+// the folded text, served by the thread-keyed trigram index.
+func (s *Searcher) keywordLeg(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) ([]scored, error) {
+	rows, err := s.db.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, patterns(kws), beforeID, keywordCap, float64(count), legTop)
+	if err != nil {
+		return nil, postgres.Wrap("search: keywords", err)
+	}
+	return collectScored(rows, "search: keywords")
+}
+
+// smallLegs scores both legs of a small thread in one pass over it; the
+// keyword weights are computed here from the matches, as keywordLegSQL
+// computes them in SQL.
+func (s *Searcher) smallLegs(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
+	stems := make([]string, len(kws))
+	for i, k := range kws {
+		stems[i] = k.Stem
+	}
+	rows, err := s.db.Query(ctx, smallLegsSQL, scope.TenantID, scope.UserID, scope.ThreadID, stems, tsQuery(kws), beforeID)
+	if err != nil {
+		return nil, nil, postgres.Wrap("search: small thread", err)
+	}
+	type match struct {
+		keywords []int
+		rank     float64
+	}
+	found := map[int64]*match{}
+	var order []int64
+	df := make([]float64, len(kws)+1)
+	for rows.Next() {
+		var id int64
+		var kw *int32
+		var rank float64
+		if err := rows.Scan(&id, &kw, &rank); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("search: small thread: %w", err)
+		}
+		m := found[id]
+		if m == nil {
+			m = &match{rank: rank}
+			found[id] = m
+			order = append(order, id)
+		}
+		if kw != nil {
+			m.keywords = append(m.keywords, int(*kw))
+			df[*kw]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, postgres.Wrap("search: small thread", err)
+	}
+	n := float64(count)
+	for _, id := range order {
+		m := found[id]
+		if len(m.keywords) > 0 {
+			score := 0.0
+			for _, i := range m.keywords {
+				score += idf(n, df[i])
+			}
+			byKeyword = append(byKeyword, scored{id: id, score: score})
+		}
+		if m.rank > 0 {
+			byText = append(byText, scored{id: id, score: m.rank})
+		}
+	}
+	return top(byKeyword), top(byText), nil
+}
+
+// idf weighs a keyword found in df of n messages: rare words weigh more
+// (BM25's inverse document frequency, kept positive).
+func idf(n, df float64) float64 {
+	return math.Log(1 + (max(n, df)-df+0.5)/(df+0.5))
+}
+
+// top orders a leg by score, the newer first on ties, and keeps legTop.
+func top(l []scored) []scored {
+	slices.SortFunc(l, byScore)
+	return l[:min(len(l), legTop)]
+}
+
+func byScore(a, b scored) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
+	case a.id > b.id:
+		return -1
+	case a.id < b.id:
+		return 1
+	}
+	return 0
+}
+
+// patterns turns keywords into escaped substring patterns.
+func patterns(kws []Keyword) []string {
+	out := make([]string, len(kws))
+	for i, k := range kws {
+		out[i] = "%" + escapeLike(k.Stem) + "%"
+	}
+	return out
+}
+
+// tsQuery joins the keywords' words with websearch_to_tsquery's "or"; that
+// function never fails on its input, and the words are letters and digits.
+func tsQuery(kws []Keyword) string {
+	words := make([]string, len(kws))
+	for i, k := range kws {
+		words[i] = k.Word
+	}
+	return strings.Join(words, " or ")
+}
+
+// textLeg ranks messages by PostgreSQL full-text rank of the keywords'
+// words (OR-ed), over the stored tsvector.
+func (s *Searcher) textLeg(ctx context.Context, scope yakor.Scope, kws []Keyword, beforeID int64) ([]scored, error) {
+	rows, err := s.db.Query(ctx, textLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, tsQuery(kws), beforeID, ftsCap, legTop)
+	if err != nil {
+		return nil, postgres.Wrap("search: full text", err)
+	}
+	return collectScored(rows, "search: full text")
+}
+
+func collectScored(rows pgx.Rows, op string) ([]scored, error) {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (scored, error) {
+		var s scored
+		err := r.Scan(&s.id, &s.score)
+		return s, err
+	})
+	if err != nil {
+		return nil, postgres.Wrap(op, err)
+	}
+	return out, nil
+}
+
+// fuse merges ranked lists by reciprocal rank fusion; ties go to the newer
+// message.
+func fuse(lists ...[]scored) []scored {
+	sum := map[int64]float64{}
+	for _, l := range lists {
+		for rank, s := range l {
+			sum[s.id] += 1.0 / float64(rrfK+rank+1)
+		}
+	}
+	out := make([]scored, 0, len(sum))
+	for id, sc := range sum {
+		out = append(out, scored{id: id, score: sc})
+	}
+	slices.SortFunc(out, byScore)
+	return out
+}
+
+// fill reads the ranked messages (and the message before each short one)
+// and takes them in rank order while they fit the budget.
+func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored, opt Options) ([]Hit, int, error) {
+	// Read a few more than can fit: some will not.
+	n := min(len(ranked), opt.Limit*2)
+	ids := make([]int64, n)
+	for i := range n {
+		ids[i] = ranked[i].id
+	}
+	const q = `
+SELECT h.id, m.role, m.author, m.content, m.chars, m.created_at,
+       coalesce(p.id, 0), coalesce(p.role, ''), coalesce(p.author, ''), coalesce(p.content, ''), coalesce(p.chars, 0), coalesce(p.created_at, m.created_at)
+FROM unnest($4::bigint[]) AS h(id)
+JOIN messages m ON m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND m.id = h.id
+LEFT JOIN LATERAL (
+    SELECT id, role, author, content, chars, created_at FROM messages
+    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id
+    ORDER BY id DESC LIMIT 1
+) p ON true`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, ids, !opt.NoNeighbours, shortHit)
+	if err != nil {
+		return nil, 0, postgres.Wrap("search: read hits", err)
+	}
+	type pair struct {
+		hit, prev Hit
+		hitChars  int
+		prevChars int
+	}
+	found := map[int64]pair{}
+	for rows.Next() {
+		var p pair
+		if err := rows.Scan(&p.hit.MessageID, &p.hit.Role, &p.hit.Author, &p.hit.Content, &p.hitChars, &p.hit.CreatedAt,
+			&p.prev.MessageID, &p.prev.Role, &p.prev.Author, &p.prev.Content, &p.prevChars, &p.prev.CreatedAt); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("search: read hits: %w", err)
+		}
+		found[p.hit.MessageID] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, postgres.Wrap("search: read hits", err)
+	}
+
+	var (
+		hits  []Hit
+		used  int
+		taken = map[int64]bool{}
+	)
+	for _, r := range ranked[:n] {
+		if len(hits) >= opt.Limit {
+			break
+		}
+		p, ok := found[r.id]
+		if !ok || taken[r.id] {
+			continue
+		}
+		need := p.hitChars
+		withPrev := p.prev.MessageID != 0 && !taken[p.prev.MessageID]
+		if withPrev {
+			need += p.prevChars
+		}
+		if opt.Budget > 0 && used+need > opt.Budget {
+			if !withPrev || used+p.hitChars > opt.Budget {
+				continue
+			}
+			withPrev, need = false, p.hitChars
+		}
+		score := math.Round(r.score*1e6) / 1e6
+		if withPrev {
+			p.prev.Neighbour, p.prev.Score = true, score
+			hits = append(hits, p.prev)
+			taken[p.prev.MessageID] = true
+		}
+		p.hit.Score = score
+		hits = append(hits, p.hit)
+		taken[r.id] = true
+		used += need
+	}
+	if hits == nil {
+		hits = []Hit{}
+	}
+	return hits, used, nil
+}
+
+// escapeLike escapes LIKE's wildcards and its escape character, so a
+// pattern matches its text literally.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,301 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"yakor"
+	"yakor/account"
+	"yakor/history"
+	"yakor/postgres/pgtest"
+	"yakor/search"
+)
+
+type fixture struct {
+	pool     *pgxpool.Pool
+	hist     *history.Store
+	searcher *search.Searcher
+	accounts *account.Store
+}
+
+func newFixture(tb testing.TB, pool *pgxpool.Pool) *fixture {
+	return &fixture{pool: pool, hist: history.NewStore(pool), searcher: search.NewSearcher(pool), accounts: account.NewStore(pool)}
+}
+
+// bothPaths runs fn with a searcher that reads threads whole and with one
+// that goes through the indexes: they must agree.
+func bothPaths(t *testing.T, f *fixture, fn func(t *testing.T)) {
+	whole := f.searcher
+	for _, p := range []struct {
+		name string
+		s    *search.Searcher
+	}{{"Whole", whole}, {"Indexed", search.WithSmallThread(whole, 0)}} {
+		t.Run(p.name, func(t *testing.T) {
+			f.searcher = p.s
+			defer func() { f.searcher = whole }()
+			fn(t)
+		})
+	}
+}
+
+func (f *fixture) tenant(tb testing.TB) yakor.Scope {
+	tb.Helper()
+	s, err := f.accounts.CreateTenantUser(context.Background(), "t")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// thread makes a thread in scope holding the messages, oldest first, and
+// returns its scope and the messages' ids.
+func (f *fixture) thread(tb testing.TB, scope yakor.Scope, contents ...string) (yakor.Scope, []int64) {
+	tb.Helper()
+	ctx := context.Background()
+	th, err := f.hist.CreateThread(ctx, scope, history.ThreadCreate{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	scope = scope.WithThread(th.ID)
+	var ids []int64
+	for i, c := range contents {
+		role := history.RoleUser
+		if i%2 == 1 {
+			role = history.RoleAssistant
+		}
+		m, _, err := f.hist.Append(ctx, scope, history.NewMessage{Role: role, Content: c})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	return scope, ids
+}
+
+func (f *fixture) search(tb testing.TB, scope yakor.Scope, q string, opt search.Options) []int64 {
+	tb.Helper()
+	res, err := f.searcher.Search(context.Background(), scope, q, opt)
+	if err != nil {
+		tb.Fatalf("search %q: %v", q, err)
+	}
+	ids := []int64{}
+	for _, h := range res.Hits {
+		if !h.Neighbour {
+			ids = append(ids, h.MessageID)
+		}
+	}
+	return ids
+}
+
+// TestFoldOnCLocale: on a database created with the C locale, whose
+// lower() leaves Cyrillic alone, лдсп still finds ЛДСП and прайс finds прайса.
+func TestFoldOnCLocale(t *testing.T) {
+	pool := pgtest.NewWithLocale(t, "C")
+	var lowered string
+	if err := pool.QueryRow(context.Background(), `SELECT lower('ЛДСП')`).Scan(&lowered); err != nil || lowered != "ЛДСП" {
+		t.Fatalf("the database is not a C-locale one: lower('ЛДСП') = %q, %v", lowered, err)
+	}
+	f := newFixture(t, pool)
+	scope, ids := f.thread(t, f.tenant(t),
+		"Прайс: ЛДСП 16 мм — 3400 руб за лист",
+		"Понял. Что ещё?",
+		"Цена доставки по прайсу — 900 руб",
+		"Ёлка на складе ЁЛКИ",
+		"Совсем про другое: погода",
+	)
+	bothPaths(t, f, func(t *testing.T) { foldCases(t, f, scope, ids) })
+}
+
+func foldCases(t *testing.T, f *fixture, scope yakor.Scope, ids []int64) {
+	for _, tc := range []struct {
+		q    string
+		want []int64
+	}{
+		{"лдсп", []int64{ids[0]}},
+		{"ЛДСП", []int64{ids[0]}},
+		{"прайс", []int64{ids[2], ids[0]}},
+		{"прайса", []int64{ids[2], ids[0]}},
+		{"елки", []int64{ids[3]}},
+		{"ЁЛКА", []int64{ids[3]}},
+	} {
+		got := f.search(t, scope, tc.q, search.Options{NoNeighbours: true})
+		slices.Sort(got)
+		want := slices.Clone(tc.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q found %v, want %v", tc.q, got, want)
+		}
+	}
+}
+
+// TestHostileQueries: wildcards and SQL in a query are words or nothing;
+// they never match more, and never reach another thread, user or tenant.
+func TestHostileQueries(t *testing.T) {
+	f := newFixture(t, pgtest.New(t))
+	a := f.tenant(t)
+	b := f.tenant(t)
+	scope, ids := f.thread(t, a, "plain words about apples", "100% sure: the price is 5_000", `back\slash and 'quotes' OR 1=1`)
+	// Planted elsewhere: another thread of the same user, another tenant.
+	f.thread(t, a, "apples OR 1=1 secret of another thread %")
+	f.thread(t, b, "apples OR 1=1 secret of another tenant _%_")
+	other, err := f.accounts.CreateTenantUser(context.Background(), "same tenant, other user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.thread(t, other, "apples secret of another user")
+	bothPaths(t, f, func(t *testing.T) { hostileCases(t, f, scope, ids) })
+	// Another tenant naming a's thread finds nothing and learns nothing.
+	if _, err := f.searcher.Search(context.Background(), b.WithThread(scope.ThreadID), "apples", search.Options{}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("tenant b searching a's thread: %v", err)
+	}
+	if _, err := f.searcher.Search(context.Background(), a.WithThread("not-a-uuid"), "apples", search.Options{}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("malformed thread id: %v", err)
+	}
+}
+
+func hostileCases(t *testing.T, f *fixture, scope yakor.Scope, ids []int64) {
+	for _, tc := range []struct {
+		q    string
+		want []int64
+	}{
+		{`%' OR 1=1 --`, []int64{}},
+		{`_%_`, []int64{}},
+		{`%`, []int64{}},
+		{`\`, []int64{}},
+		{`apples%`, []int64{ids[0]}},
+		{`'; DROP TABLE messages; --`, []int64{}},
+		{`quotes' OR '1'='1`, []int64{ids[2]}},
+		{`5_000`, []int64{}}, // "5" and "000"? "000" is kept as a number: it is in message 2
+	} {
+		got := f.search(t, scope, tc.q, search.Options{NoNeighbours: true})
+		if tc.q == `5_000` {
+			tc.want = []int64{ids[1]}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q found %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	var n int
+	if err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 6 {
+		t.Fatalf("messages table: %d rows, %v", n, err)
+	}
+}
+
+// TestRanking: rare words outweigh common ones, the budget is filled in
+// rank order, short hits bring the message before them, and BeforeID
+// leaves out the window.
+func TestRanking(t *testing.T) {
+	f := newFixture(t, pgtest.New(t))
+	var contents []string
+	for i := range 40 {
+		contents = append(contents, fmt.Sprintf("we talked about the order again, day %d", i))
+	}
+	contents = append(contents,
+		"Which board do you mean?",                         // 40
+		"The walnut veneer board, order 7731",              // 41
+		"What was the delivery date for the order?",        // 42
+		"Yes, Tuesday.",                                    // 43: short, needs 42
+		"Another message about the order and nothing else", // 44
+	)
+	scope, ids := f.thread(t, f.tenant(t), contents...)
+	bothPaths(t, f, func(t *testing.T) { rankingCases(t, f, scope, ids) })
+}
+
+func rankingCases(t *testing.T, f *fixture, scope yakor.Scope, ids []int64) {
+	got := f.search(t, scope, "walnut order", search.Options{Limit: 3, NoNeighbours: true})
+	if len(got) == 0 || got[0] != ids[41] {
+		t.Fatalf("walnut order: %v, want %d first (the rare word)", got, ids[41])
+	}
+
+	res, err := f.searcher.Search(context.Background(), scope, "Tuesday", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || !res.Hits[0].Neighbour || res.Hits[0].MessageID != ids[42] || res.Hits[1].MessageID != ids[43] {
+		t.Fatalf("Tuesday: %+v", res.Hits)
+	}
+	if res.Hits[1].CreatedAt.IsZero() || res.Hits[1].Role != "assistant" {
+		t.Fatalf("hit lacks its date or author: %+v", res.Hits[1])
+	}
+
+	res, err = f.searcher.Search(context.Background(), scope, "order", search.Options{Budget: 120, NoNeighbours: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chars > 120 || len(res.Hits) < 2 {
+		t.Fatalf("budget 120: %d chars in %d hits", res.Chars, len(res.Hits))
+	}
+	sum := 0
+	for _, h := range res.Hits {
+		sum += len([]rune(h.Content))
+	}
+	if sum != res.Chars {
+		t.Fatalf("chars %d, hits hold %d", res.Chars, sum)
+	}
+
+	got = f.search(t, scope, "walnut", search.Options{BeforeID: ids[41]})
+	if len(got) != 0 {
+		t.Fatalf("BeforeID: found %v in the window", got)
+	}
+	if got := f.search(t, scope, "the what which", search.Options{}); len(got) != 0 {
+		t.Fatalf("stop words found %v", got)
+	}
+}
+
+// TestIndexUsedAt100k: with 100,000 messages in a thread (and others
+// beside it), both legs are served by their thread-keyed GIN indexes.
+func TestIndexUsedAt100k(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, pgtest.New(t))
+	scope := f.tenant(t)
+	words := strings.Fields("order board panel price delivery invoice walnut oak sheet meter цена прайс доставка лист плита заказ")
+	small, _ := f.thread(t, scope, "walnut elsewhere")
+	big, _ := f.thread(t, scope)
+	msgs := make([]history.NewMessage, 100_000)
+	for i := range msgs {
+		msgs[i] = history.NewMessage{Role: history.RoleUser, Content: fmt.Sprintf("%s %s %d", words[i%len(words)], words[(i*7)%len(words)], i)}
+	}
+	start := time.Now()
+	if _, err := f.hist.Import(ctx, big, msgs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("imported 100,000 messages in %v", time.Since(start))
+	if _, err := f.pool.Exec(ctx, `ANALYZE messages`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, sql, index string
+		args             []any
+	}{
+		{"keywords", search.KeywordLegSQL, "messages_fold_trgm", []any{big.TenantID, big.UserID, big.ThreadID, []string{"%walnut%", "%99999%"}, int64(0), 2000, float64(100_000), 200}},
+		{"full text", search.TextLegSQL, "messages_tsv", []any{big.TenantID, big.UserID, big.ThreadID, "99999 or 12345", int64(0), 2000, 200}},
+	} {
+		rows, err := f.pool.Query(ctx, "EXPLAIN "+tc.sql, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan strings.Builder
+		for rows.Next() {
+			var line string
+			_ = rows.Scan(&line)
+			plan.WriteString(line + "\n")
+		}
+		rows.Close()
+		if !strings.Contains(plan.String(), tc.index) {
+			t.Errorf("%s leg does not use %s:\n%s", tc.name, tc.index, plan.String())
+		}
+	}
+	got := f.search(t, big, "99999", search.Options{NoNeighbours: true})
+	if len(got) != 1 {
+		t.Fatalf("99999: %v", got)
+	}
+	if got := f.search(t, small, "walnut", search.Options{}); len(got) != 1 {
+		t.Fatalf("small thread: %v", got)
+	}
+}

@@ -1,0 +1,143 @@
+package turn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"yakor"
+	"yakor/llm"
+	"yakor/search"
+)
+
+// Searcher searches a thread's history for the model.
+type Searcher interface {
+	Search(ctx context.Context, scope yakor.Scope, query string, opt search.Options) (search.Result, error)
+}
+
+// Event is what a turn streams to its caller: a piece of the reply, or a
+// search the model made.
+type Event struct {
+	Text   string
+	Search *SearchEvent
+}
+
+// SearchEvent is one search of a turn, with its hits.
+type SearchEvent struct {
+	Round    int          `json:"round"`
+	Query    string       `json:"query"`
+	Keywords []string     `json:"keywords"`
+	Hits     []search.Hit `json:"hits"`
+	Chars    int          `json:"chars"`
+	TookMS   float64      `json:"took_ms"`
+}
+
+// SearchTrace is a search as the turn record keeps it: the hits by id.
+type SearchTrace struct {
+	Round    int       `json:"round"`
+	Query    string    `json:"query"`
+	Keywords []string  `json:"keywords"`
+	HitIDs   []int64   `json:"hit_ids"`
+	Scores   []float64 `json:"scores"`
+	Chars    int       `json:"chars"`
+	TookMS   float64   `json:"took_ms"`
+}
+
+// errMarker stops a model's stream once it has asked to search.
+var errMarker = errors.New("search marker")
+
+// answer runs the model's passes: a pass that asks to search (a marker
+// line) is cut there, the search runs, and its hits go into the next pass,
+// up to SearchRounds searches; then the model must answer. Text before a
+// marker still reaches the user. It returns the reply's text and the
+// "found" layer.
+func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Message, lang string, beforeID int64, tr *Trace, fn func(Event) error) (string, Layer, error) {
+	found := Layer{Name: LayerFound, Budget: e.cfg.SearchBudget * e.cfg.SearchRounds, MessageIDs: []int64{}}
+	var reply strings.Builder
+	for round := 0; ; round++ {
+		allow := round < e.cfg.SearchRounds
+		query, text, res, err := e.pass(ctx, msgs, allow, fn, tr, round)
+		reply.WriteString(text)
+		if err != nil {
+			return reply.String(), found, err
+		}
+		if query == "" {
+			return reply.String(), found, nil
+		}
+		_ = res
+		sres, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: beforeID})
+		if err != nil {
+			return reply.String(), found, fmt.Errorf("search %q: %w", query, err)
+		}
+		ev := SearchEvent{Round: round + 1, Query: query, Keywords: sres.Keywords, Hits: sres.Hits, Chars: sres.Chars, TookMS: ms(sres.Took)}
+		st := SearchTrace{Round: ev.Round, Query: query, Keywords: sres.Keywords, HitIDs: []int64{}, Scores: []float64{}, Chars: sres.Chars, TookMS: ev.TookMS}
+		for _, h := range sres.Hits {
+			st.HitIDs = append(st.HitIDs, h.MessageID)
+			st.Scores = append(st.Scores, h.Score)
+			found.MessageIDs = append(found.MessageIDs, h.MessageID)
+		}
+		tr.Searches = append(tr.Searches, st)
+		if err := fn(Event{Search: &ev}); err != nil {
+			return reply.String(), found, err
+		}
+		block := search.FormatHits(lang, query, sres.Hits, round+1 >= e.cfg.SearchRounds)
+		found.Chars += len([]rune(block))
+		found.Items += len(sres.Hits)
+		found.Text += block + "\n"
+		msgs = append(msgs,
+			llm.Message{Role: "assistant", Content: strings.TrimSpace(text + "\n" + search.Marker(query))},
+			llm.Message{Role: "user", Content: block})
+	}
+}
+
+// pass streams one model call through the marker parser. It returns the
+// marker's query when the model asked to search (and searching is
+// allowed), and the text it released.
+func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn func(Event) error, tr *Trace, round int) (query, text string, res llm.Result, err error) {
+	parser := search.NewParser()
+	var out strings.Builder
+	emit := func(pieces []search.Piece) error {
+		for _, p := range pieces {
+			if p.Query != "" {
+				if allow && query == "" {
+					query = p.Query
+					return errMarker
+				}
+				continue // a marker past the last round is dropped
+			}
+			if query != "" || p.Text == "" {
+				continue
+			}
+			out.WriteString(p.Text)
+			if err := fn(Event{Text: p.Text}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	start := time.Now()
+	first := true
+	res, err = e.model.Stream(ctx, llm.Request{Messages: msgs}, func(delta string) error {
+		if first && round == 0 {
+			tr.Timings["first_delta"] = ms(time.Since(start))
+		}
+		first = false
+		return emit(parser.Feed(delta))
+	})
+	tr.Timings["model"] += ms(time.Since(start))
+	if errors.Is(err, errMarker) {
+		return query, out.String(), res, nil
+	}
+	if err != nil {
+		return "", out.String(), res, err
+	}
+	if err := emit(parser.Flush()); err != nil && !errors.Is(err, errMarker) {
+		return "", out.String(), res, err
+	}
+	if res.Model != "" {
+		tr.Model = res.Model
+	}
+	return query, out.String(), res, nil
+}
