@@ -30,7 +30,8 @@ const (
 	// rrfK is the constant of reciprocal rank fusion.
 	rrfK = 60
 	// shortHit is the length under which a hit brings the message before it
-	// along, so that "Yes, twice!" can be read.
+	// along, so that "Yes, twice!" can be read. A question brings the
+	// message after it, its answer, whatever its length.
 	shortHit = 100
 	// smallThread is the size up to which a thread is read whole, once,
 	// rather than through the indexes: reading a few thousand rows costs
@@ -64,7 +65,8 @@ type Options struct {
 	// BeforeID, when set, searches only messages older than it: the turn
 	// passes the window's first message, so hits add what the window lacks.
 	BeforeID int64
-	// NoNeighbours leaves short hits without the message before them.
+	// NoNeighbours leaves hits without their neighbours (the message before
+	// a short hit, the answer after a question).
 	NoNeighbours bool
 }
 
@@ -76,8 +78,8 @@ type Hit struct {
 	Content   string    `json:"content"`
 	CreatedAt time.Time `json:"created_at"`
 	Score     float64   `json:"score"`
-	// Neighbour marks the message before a short hit, included to make it
-	// readable; its score is the hit's.
+	// Neighbour marks a message included for a hit's sake: the one before a
+	// short hit, or the answer after a question. Its score is the hit's.
 	Neighbour bool `json:"neighbour,omitempty"`
 }
 
@@ -85,7 +87,7 @@ type Hit struct {
 type Result struct {
 	Query    string        `json:"query"`
 	Keywords []string      `json:"keywords"`
-	Hits     []Hit         `json:"hits"` // in rank order; a neighbour stands right before its hit
+	Hits     []Hit         `json:"hits"` // in rank order; neighbours stand beside their hit
 	Chars    int           `json:"chars"`
 	Took     time.Duration `json:"-"`
 }
@@ -372,10 +374,11 @@ func fuse(lists ...[]scored) []scored {
 	return out
 }
 
-// fill reads the ranked messages (and the message before each short one)
-// and takes them in rank order while they fit the budget.
+// fill reads the ranked messages with the messages around them and takes
+// them in rank order while they fit the budget. A short hit brings the
+// message before it (what "Yes, twice!" answers), a question brings the
+// one after it (its answer).
 func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored, opt Options) ([]Hit, int, error) {
-	// Read a few more than can fit: some will not.
 	n := min(len(ranked), opt.Limit*2)
 	ids := make([]int64, n)
 	for i := range n {
@@ -383,74 +386,81 @@ func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored,
 	}
 	const q = `
 SELECT h.id, m.role, m.author, m.content, m.chars, m.created_at,
-       coalesce(p.id, 0), coalesce(p.role, ''), coalesce(p.author, ''), coalesce(p.content, ''), coalesce(p.chars, 0), coalesce(p.created_at, m.created_at)
+       coalesce(p.id, 0), coalesce(p.role, ''), coalesce(p.author, ''), coalesce(p.content, ''), coalesce(p.chars, 0), coalesce(p.created_at, m.created_at),
+       coalesce(x.id, 0), coalesce(x.role, ''), coalesce(x.author, ''), coalesce(x.content, ''), coalesce(x.chars, 0), coalesce(x.created_at, m.created_at)
 FROM unnest($4::bigint[]) AS h(id)
 JOIN messages m ON m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND m.id = h.id
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
     WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id
     ORDER BY id DESC LIMIT 1
-) p ON true`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, ids, !opt.NoNeighbours, shortHit)
+) p ON true
+LEFT JOIN LATERAL (
+    SELECT id, role, author, content, chars, created_at FROM messages
+    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7)
+    ORDER BY id LIMIT 1
+) x ON true`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, ids, !opt.NoNeighbours, shortHit, opt.BeforeID)
 	if err != nil {
 		return nil, 0, postgres.Wrap("search: read hits", err)
 	}
-	type pair struct {
-		hit, prev Hit
-		hitChars  int
-		prevChars int
+	type group struct {
+		hit, prev, next Hit
+		hc, pc, nc      int
 	}
-	found := map[int64]pair{}
+	found := map[int64]group{}
 	for rows.Next() {
-		var p pair
-		if err := rows.Scan(&p.hit.MessageID, &p.hit.Role, &p.hit.Author, &p.hit.Content, &p.hitChars, &p.hit.CreatedAt,
-			&p.prev.MessageID, &p.prev.Role, &p.prev.Author, &p.prev.Content, &p.prevChars, &p.prev.CreatedAt); err != nil {
+		var g group
+		if err := rows.Scan(&g.hit.MessageID, &g.hit.Role, &g.hit.Author, &g.hit.Content, &g.hc, &g.hit.CreatedAt,
+			&g.prev.MessageID, &g.prev.Role, &g.prev.Author, &g.prev.Content, &g.pc, &g.prev.CreatedAt,
+			&g.next.MessageID, &g.next.Role, &g.next.Author, &g.next.Content, &g.nc, &g.next.CreatedAt); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("search: read hits: %w", err)
 		}
-		found[p.hit.MessageID] = p
+		found[g.hit.MessageID] = g
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, postgres.Wrap("search: read hits", err)
 	}
 
 	var (
-		hits  []Hit
+		hits  = []Hit{}
 		used  int
 		taken = map[int64]bool{}
 	)
+	fits := func(c int) bool { return opt.Budget < 0 || used+c <= opt.Budget }
 	for _, r := range ranked[:n] {
 		if len(hits) >= opt.Limit {
 			break
 		}
-		p, ok := found[r.id]
-		if !ok || taken[r.id] {
+		g, ok := found[r.id]
+		if !ok || taken[r.id] || !fits(g.hc) {
 			continue
 		}
-		need := p.hitChars
-		withPrev := p.prev.MessageID != 0 && !taken[p.prev.MessageID]
-		if withPrev {
-			need += p.prevChars
-		}
-		if opt.Budget > 0 && used+need > opt.Budget {
-			if !withPrev || used+p.hitChars > opt.Budget {
-				continue
-			}
-			withPrev, need = false, p.hitChars
-		}
 		score := math.Round(r.score*1e6) / 1e6
-		if withPrev {
-			p.prev.Neighbour, p.prev.Score = true, score
-			hits = append(hits, p.prev)
-			taken[p.prev.MessageID] = true
+		// The answer after a question goes before the message before a
+		// short hit, when only one of them has room.
+		room, need := opt.Limit-len(hits)-1, g.hc
+		withNext := g.next.MessageID != 0 && !taken[g.next.MessageID] && room > 0 && fits(need+g.nc)
+		if withNext {
+			room, need = room-1, need+g.nc
 		}
-		p.hit.Score = score
-		hits = append(hits, p.hit)
+		withPrev := g.prev.MessageID != 0 && !taken[g.prev.MessageID] && room > 0 && fits(need+g.pc)
+		if withPrev {
+			need += g.pc
+			g.prev.Neighbour, g.prev.Score = true, score
+			hits = append(hits, g.prev)
+			taken[g.prev.MessageID] = true
+		}
+		g.hit.Score = score
+		hits = append(hits, g.hit)
 		taken[r.id] = true
+		if withNext {
+			g.next.Neighbour, g.next.Score = true, score
+			hits = append(hits, g.next)
+			taken[g.next.MessageID] = true
+		}
 		used += need
-	}
-	if hits == nil {
-		hits = []Hit{}
 	}
 	return hits, used, nil
 }

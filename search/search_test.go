@@ -224,6 +224,25 @@ func rankingCases(t *testing.T, f *fixture, scope yakor.Scope, ids []int64) {
 		t.Fatalf("hit lacks its date or author: %+v", res.Hits[1])
 	}
 
+	// A question brings its answer.
+	// A (short) question brings the message before it and its answer; the
+	// limit counts them all.
+	res, err = f.searcher.Search(context.Background(), scope, "delivery date", search.Options{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 3 || res.Hits[1].MessageID != ids[42] || res.Hits[1].Neighbour ||
+		res.Hits[2].MessageID != ids[43] || !res.Hits[2].Neighbour || !res.Hits[0].Neighbour {
+		t.Fatalf("delivery date: %+v", res.Hits)
+	}
+	res, err = f.searcher.Search(context.Background(), scope, "delivery date", search.Options{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || res.Hits[0].MessageID != ids[42] || res.Hits[1].MessageID != ids[43] {
+		t.Fatalf("delivery date, limit 2: the answer should win the one free place: %+v", res.Hits)
+	}
+
 	res, err = f.searcher.Search(context.Background(), scope, "order", search.Options{Budget: 120, NoNeighbours: true})
 	if err != nil {
 		t.Fatal(err)
