@@ -22,9 +22,9 @@ const (
 	DefaultLimit  = 50   // hits at most
 	// keywordCap bounds how many messages one keyword's leg reads: a word
 	// that common carries little evidence anyway.
-	keywordCap = 1000
+	keywordCap = 500
 	// ftsCap bounds the full-text leg's candidates the same way.
-	ftsCap = 1000
+	ftsCap = 400
 	// legTop is how many ranked messages each leg hands to the fusion.
 	legTop = 200
 	// rrfK is the constant of reciprocal rank fusion.
@@ -44,6 +44,7 @@ type DB interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
 // Searcher searches threads. It only reads history's tables.
@@ -134,10 +135,7 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	if count <= s.small {
 		byKeyword, byText, err = s.smallLegs(ctx, scope, kws, count, opt.BeforeID)
 	} else {
-		byKeyword, err = s.keywordLeg(ctx, scope, kws, count, opt.BeforeID)
-		if err == nil {
-			byText, err = s.textLeg(ctx, scope, kws, opt.BeforeID)
-		}
+		byKeyword, byText, err = s.indexedLegs(ctx, scope, kws, count, opt.BeforeID)
 	}
 	if err != nil {
 		return res, err
@@ -221,11 +219,32 @@ type scored struct {
 	score float64
 }
 
+// indexedLegs runs both legs through the thread-keyed GIN indexes, in one
+// transaction that bounds GIN's work on words common in the thread: with
+// gin_fuzzy_search_limit set, a scan whose every posting list is long
+// returns a random sample of about that many rows instead of all of them.
+// A word that common weighs next to nothing, and a scan that any rare
+// trigram or word narrows is exact.
+func (s *Searcher) indexedLegs(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('gin_fuzzy_search_limit', $1, true)`, fmt.Sprint(keywordCap)); err != nil {
+			return postgres.Wrap("search: bound index work", err)
+		}
+		var err error
+		if byKeyword, err = keywordLeg(ctx, tx, scope, kws, count, beforeID); err != nil {
+			return err
+		}
+		byText, err = textLeg(ctx, tx, scope, kws, beforeID)
+		return err
+	})
+	return byKeyword, byText, err
+}
+
 // keywordLeg ranks messages by the rare-word-weighted count of keywords
 // they contain: each keyword's stem is an escaped substring pattern over
 // the folded text, served by the thread-keyed trigram index.
-func (s *Searcher) keywordLeg(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) ([]scored, error) {
-	rows, err := s.db.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, patterns(kws), beforeID, keywordCap, float64(count), legTop)
+func keywordLeg(ctx context.Context, db DB, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) ([]scored, error) {
+	rows, err := db.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, patterns(kws), beforeID, keywordCap, float64(count), legTop)
 	if err != nil {
 		return nil, postgres.Wrap("search: keywords", err)
 	}
@@ -337,8 +356,8 @@ func tsQuery(kws []Keyword) string {
 
 // textLeg ranks messages by PostgreSQL full-text rank of the keywords'
 // words (OR-ed), over the stored tsvector.
-func (s *Searcher) textLeg(ctx context.Context, scope yakor.Scope, kws []Keyword, beforeID int64) ([]scored, error) {
-	rows, err := s.db.Query(ctx, textLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, tsQuery(kws), beforeID, ftsCap, legTop)
+func textLeg(ctx context.Context, db DB, scope yakor.Scope, kws []Keyword, beforeID int64) ([]scored, error) {
+	rows, err := db.Query(ctx, textLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, tsQuery(kws), beforeID, ftsCap, legTop)
 	if err != nil {
 		return nil, postgres.Wrap("search: full text", err)
 	}
