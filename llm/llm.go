@@ -15,6 +15,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -22,10 +23,29 @@ import (
 
 // Message is one chat message of a request.
 type Message struct {
-	// Role is "system", "user" or "assistant".
+	// Role is "system", "user", "assistant" or "tool".
 	Role string
 	// Content is the message's text.
 	Content string
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall
+	// ToolCallID names the call a "tool" message answers.
+	ToolCallID string
+}
+
+// Tool is a function the model may call, for servers that support tools.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the arguments' JSON Schema.
+	Parameters json.RawMessage
+}
+
+// ToolCall is one call of a tool by the model.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string // JSON
 }
 
 // Request is one chat request.
@@ -37,6 +57,8 @@ type Request struct {
 	// Temperature sets the sampling temperature; nil leaves it to the server.
 	// Reasoning models (o1, o3, o4, gpt-5 and later) keep their own.
 	Temperature *float32
+	// Tools are offered to the model; the offline provider ignores them.
+	Tools []Tool
 }
 
 // Result describes a finished chat call.
@@ -53,6 +75,8 @@ type Result struct {
 	CompletionTokens int
 	// Attempts is how many HTTP attempts were made (1 for offline).
 	Attempts int
+	// ToolCalls are the tools the model called, in order.
+	ToolCalls []ToolCall
 }
 
 // Error is returned for every failure of a model call. Use errors.As to read

@@ -25,6 +25,8 @@ const (
 
 	// embedBatch is how many texts one embeddings request carries.
 	embedBatch = 256
+	// maxToolCalls bounds the tool calls kept from one reply.
+	maxToolCalls = 16
 )
 
 // OpenAIConfig configures an [OpenAI] client. Zero values pick the defaults
@@ -138,6 +140,7 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (Result, error) {
 			return errors.New("response has no choices")
 		}
 		res.Text = resp.Choices[0].Message.Content
+		res.ToolCalls = fromToolCalls(resp.Choices[0].Message.ToolCalls)
 		if resp.Model != "" {
 			res.Model = resp.Model
 		}
@@ -165,6 +168,7 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(delta string) 
 	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	var text strings.Builder
 	attempts, err := c.retry(ctx, "stream", func(ctx context.Context) error {
+		res.ToolCalls = nil
 		return c.streamOnce(ctx, creq, &res, &text, fn)
 	})
 	res.Attempts = attempts
@@ -194,7 +198,7 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 			return nil
 		}
 		if err != nil {
-			if text.Len() > 0 {
+			if text.Len() > 0 || len(res.ToolCalls) > 0 {
 				return &brokenError{err: err}
 			}
 			return err
@@ -208,6 +212,9 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 		}
 		if len(chunk.Choices) == 0 {
 			continue
+		}
+		for _, tc := range chunk.Choices[0].Delta.ToolCalls {
+			res.ToolCalls = addToolDelta(res.ToolCalls, tc)
 		}
 		delta := chunk.Choices[0].Delta.Content
 		if err := emit(fn, delta); err != nil {
@@ -223,9 +230,20 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 func (c *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
-		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			msgs[i].ToolCalls = append(msgs[i].ToolCalls, openai.ToolCall{
+				ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+			})
+		}
 	}
 	creq := openai.ChatCompletionRequest{Model: c.model, Messages: msgs}
+	for _, t := range req.Tools {
+		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+		}})
+	}
 	if reasoningModel(c.model) {
 		creq.MaxCompletionTokens = req.MaxTokens
 		return creq
@@ -292,4 +310,38 @@ func (c *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		return nil
 	})
 	return vecs, err
+}
+
+// addToolDelta folds one streamed piece of a tool call into calls: the
+// first piece of a call carries its id and name, later ones more of its
+// arguments, all under the call's index.
+func addToolDelta(calls []ToolCall, tc openai.ToolCall) []ToolCall {
+	i := len(calls)
+	if tc.Index != nil {
+		i = *tc.Index
+	} else if tc.ID == "" && i > 0 {
+		i-- // no index and no id: more of the last call
+	}
+	if i < 0 || i >= maxToolCalls {
+		return calls // a server's nonsense index must not allocate without bound
+	}
+	for len(calls) <= i {
+		calls = append(calls, ToolCall{})
+	}
+	if tc.ID != "" {
+		calls[i].ID = tc.ID
+	}
+	if tc.Function.Name != "" {
+		calls[i].Name = tc.Function.Name
+	}
+	calls[i].Arguments += tc.Function.Arguments
+	return calls
+}
+
+func fromToolCalls(tcs []openai.ToolCall) []ToolCall {
+	var out []ToolCall
+	for _, tc := range tcs {
+		out = append(out, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,6 +49,35 @@ type SearchTrace struct {
 // errMarker stops a model's stream once it has asked to search.
 var errMarker = errors.New("search marker")
 
+// searchTool offers the search as a function to model servers that
+// support tools (Config.SearchTool); the marker works with every model.
+var searchTool = llm.Tool{
+	Name:        "search_history",
+	Description: "Search this conversation's whole history for earlier messages that are no longer in view (prices, lists, totals, names, dates, decisions). Returns the messages found, oldest first, with their dates and authors.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"a few distinctive words the earlier message would contain"}},"required":["query"]}`),
+}
+
+// toolQuery returns the query of a search_history call, if calls hold one.
+func toolQuery(calls []llm.ToolCall) (string, llm.ToolCall, bool) {
+	for _, c := range calls {
+		if c.Name != searchTool.Name {
+			continue
+		}
+		var args struct {
+			Query string `json:"query"`
+		}
+		if json.Unmarshal([]byte(c.Arguments), &args) != nil {
+			continue
+		}
+		q := []rune(strings.TrimSpace(args.Query))
+		if len(q) == 0 {
+			continue
+		}
+		return string(q[:min(len(q), search.MaxQueryChars)]), c, true
+	}
+	return "", llm.ToolCall{}, false
+}
+
 // answer runs the model's passes: a pass that asks to search (a marker
 // line) is cut there, the search runs, and its hits go into the next pass,
 // up to SearchRounds searches; then the model must answer. Text before a
@@ -58,7 +88,7 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 	var reply strings.Builder
 	for round := 0; ; round++ {
 		allow := round < e.cfg.SearchRounds
-		query, text, res, err := e.pass(ctx, msgs, allow, fn, tr, round)
+		query, call, text, err := e.pass(ctx, msgs, allow, fn, tr, round)
 		reply.WriteString(text)
 		if err != nil {
 			return reply.String(), found, err
@@ -66,7 +96,6 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 		if query == "" {
 			return reply.String(), found, nil
 		}
-		_ = res
 		sres, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: beforeID})
 		if err != nil {
 			return reply.String(), found, fmt.Errorf("search %q: %w", query, err)
@@ -86,16 +115,23 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 		found.Chars += len([]rune(block))
 		found.Items += len(sres.Hits)
 		found.Text += block + "\n"
-		msgs = append(msgs,
-			llm.Message{Role: "assistant", Content: strings.TrimSpace(text + "\n" + search.Marker(query))},
-			llm.Message{Role: "user", Content: block})
+		if call.ID != "" {
+			msgs = append(msgs,
+				llm.Message{Role: "assistant", Content: text, ToolCalls: []llm.ToolCall{call}},
+				llm.Message{Role: "tool", ToolCallID: call.ID, Content: block})
+		} else {
+			msgs = append(msgs,
+				llm.Message{Role: "assistant", Content: strings.TrimSpace(text + "\n" + search.Marker(query))},
+				llm.Message{Role: "user", Content: block})
+		}
 	}
 }
 
 // pass streams one model call through the marker parser. It returns the
-// marker's query when the model asked to search (and searching is
-// allowed), and the text it released.
-func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn func(Event) error, tr *Trace, round int) (query, text string, res llm.Result, err error) {
+// query when the model asked to search (and searching is allowed), by
+// marker or by a search_history call (then call is set), and the text it
+// released.
+func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn func(Event) error, tr *Trace, round int) (query string, call llm.ToolCall, text string, err error) {
 	parser := search.NewParser()
 	var out strings.Builder
 	emit := func(pieces []search.Piece) error {
@@ -119,7 +155,11 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn fu
 	}
 	start := time.Now()
 	first := true
-	res, err = e.model.Stream(ctx, llm.Request{Messages: msgs}, func(delta string) error {
+	req := llm.Request{Messages: msgs}
+	if allow && e.cfg.SearchTool {
+		req.Tools = []llm.Tool{searchTool}
+	}
+	res, err := e.model.Stream(ctx, req, func(delta string) error {
 		if first && round == 0 {
 			tr.Timings["first_delta"] = ms(time.Since(start))
 		}
@@ -127,17 +167,22 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn fu
 		return emit(parser.Feed(delta))
 	})
 	tr.Timings["model"] += ms(time.Since(start))
-	if errors.Is(err, errMarker) {
-		return query, out.String(), res, nil
-	}
-	if err != nil {
-		return "", out.String(), res, err
-	}
-	if err := emit(parser.Flush()); err != nil && !errors.Is(err, errMarker) {
-		return "", out.String(), res, err
-	}
 	if res.Model != "" {
 		tr.Model = res.Model
 	}
-	return query, out.String(), res, nil
+	if errors.Is(err, errMarker) {
+		return query, llm.ToolCall{}, out.String(), nil
+	}
+	if err != nil {
+		return "", llm.ToolCall{}, out.String(), err
+	}
+	if err := emit(parser.Flush()); err != nil && !errors.Is(err, errMarker) {
+		return "", llm.ToolCall{}, out.String(), err
+	}
+	if query == "" && allow {
+		if q, c, ok := toolQuery(res.ToolCalls); ok {
+			return q, c, out.String(), nil
+		}
+	}
+	return query, llm.ToolCall{}, out.String(), nil
 }

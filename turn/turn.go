@@ -36,6 +36,9 @@ type Config struct {
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
 	SearchRounds    int           // searches the model may make in one turn; default 2, negative: none
 	SearchBudget    int           // characters of hits per search; default 8,000
+	// SearchTool also offers the search as a search_history function, for
+	// model servers that support tools; the marker works either way.
+	SearchTool bool
 }
 
 func (c *Config) defaults() {

@@ -24,6 +24,9 @@ type Config struct {
 	WindowChars     int    // history window budget, characters
 	MaxMessageChars int    // longest accepted user message, characters
 	SystemPrompt    string // replaces the built-in system prompt
+	SearchRounds    int    // searches the model may make in one turn
+	SearchBudget    int    // characters of hits per search
+	SearchTool      bool   // also offer search as a search_history tool
 
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
@@ -65,6 +68,16 @@ func settings() []setting {
 			return nil
 		}
 	}
+	boolean := func(name string, dst func(*Config) *bool) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not true or false", name, v)
+			}
+			*dst(c) = b
+			return nil
+		}
+	}
 	dur := func(name string, dst func(*Config) *time.Duration) func(*Config, string) error {
 		return func(c *Config, v string) error {
 			d, err := time.ParseDuration(v)
@@ -83,6 +96,9 @@ func settings() []setting {
 		{"pg-user", "YAKOR_PG_USER", "postgres", "account the private cluster runs as when yakor runs as root", str(func(c *Config) *string { return &c.PGUser })},
 		{"window-chars", "YAKOR_WINDOW_CHARS", "20000", "history window budget in characters", num("window-chars", func(c *Config) *int { return &c.WindowChars })},
 		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "100000", "longest user message accepted, in characters", num("max-message-chars", func(c *Config) *int { return &c.MaxMessageChars })},
+		{"search-rounds", "YAKOR_SEARCH_ROUNDS", "2", "searches the model may make in one turn (SEARCH_HISTORY); 0 turns search off", num("search-rounds", func(c *Config) *int { return &c.SearchRounds })},
+		{"search-budget", "YAKOR_SEARCH_BUDGET", "8000", "characters of history hits one search adds to the prompt", num("search-budget", func(c *Config) *int { return &c.SearchBudget })},
+		{"search-tool", "YAKOR_SEARCH_TOOL", "false", "also offer history search as a search_history tool, for model servers that support tools", boolean("search-tool", func(c *Config) *bool { return &c.SearchTool })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "", "system prompt replacing the built-in one", str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", str(func(c *Config) *string { return &c.OpenAIBaseURL })},
 		{"openai-api-key", "OPENAI_API_KEY", "", "API key for the model server (prefer the environment variable: flags show in ps)", str(func(c *Config) *string { return &c.OpenAIAPIKey })},

@@ -54,6 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	engine := turn.NewEngine(db.pool, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
+		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
 	}, log, turn.NewMetrics(reg))
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), Searcher: search.NewSearcher(db.pool), DB: db.pool,
@@ -91,6 +92,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		log.Warn("requests still running at shutdown were cut off", "err", err)
 	}
 	return nil
+}
+
+// searchRounds maps the setting (0: off) to turn.Config's (negative: off).
+func searchRounds(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // chatModel builds the chat role's model.
