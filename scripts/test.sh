@@ -29,3 +29,9 @@ fi
 go vet ./...
 # shellcheck disable=SC2086
 go test -count=1 -timeout 12m ${GOTESTFLAGS:-} ./...
+
+# A short fuzzing pass over the parsers on every run; seeds live in
+# testdata/fuzz. YAKOR_FUZZTIME=60s for a longer one.
+for target in FuzzParser FuzzKeywords; do
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime "${YAKOR_FUZZTIME:-10s}" ./search/
+done
