@@ -22,6 +22,8 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"yakor"
 	"yakor/migrations"
@@ -108,13 +110,16 @@ func Check(ctx context.Context, cc *pgx.ConnConfig) error {
 	return nil
 }
 
-// Migrate applies every embedded migration not yet applied. Concurrent
-// callers (several instances, parallel tests) are serialised by a
-// PostgreSQL advisory lock.
+// Migrate applies every embedded migration not yet applied, then the job
+// queue's (River's) schema. Concurrent callers (several instances, parallel
+// tests) are serialised by PostgreSQL advisory locks.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	return migrate(ctx, db, log)
+	if err := migrate(ctx, db, log); err != nil {
+		return err
+	}
+	return migrateRiver(ctx, pool, log)
 }
 
 func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
@@ -136,6 +141,33 @@ func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
 	}
 	for _, r := range results {
 		log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+	}
+	return nil
+}
+
+// migrateRiver applies the job queue's own schema with River's migrator,
+// holding an advisory lock so that instances starting together take turns.
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	defer conn.Release()
+	const lockKey = 7418530
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		return fmt.Errorf("migrate job queue: lock: %w", err)
+	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, lockKey) //nolint:errcheck
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	for _, v := range res.Versions {
+		log.InfoContext(ctx, "job queue migration applied", "version", v.Version)
 	}
 	return nil
 }

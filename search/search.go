@@ -220,15 +220,16 @@ type scored struct {
 }
 
 // indexedLegs runs both legs through the thread-keyed GIN indexes, in one
-// transaction that bounds GIN's work on words common in the thread: with
-// gin_fuzzy_search_limit set, a scan whose every posting list is long
-// returns a random sample of about that many rows instead of all of them.
-// A word that common weighs next to nothing, and a scan that any rare
-// trigram or word narrows is exact.
+// transaction with plain index scans off. Each leg reads at most a few
+// hundred candidates, and with that LIMIT in view the planner likes to walk
+// the thread's btree in id order and filter, hoping to stop early; for a
+// rare word it then reads the whole thread (a 100,000-message thread: up to
+// a second). Bitmap scans leave it the GIN indexes, which intersect the
+// thread and the words before reading a row.
 func (s *Searcher) indexedLegs(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT set_config('gin_fuzzy_search_limit', $1, true)`, fmt.Sprint(keywordCap)); err != nil {
-			return postgres.Wrap("search: bound index work", err)
+		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
+			return postgres.Wrap("search: plan", err)
 		}
 		var err error
 		if byKeyword, err = keywordLeg(ctx, tx, scope, kws, count, beforeID); err != nil {
