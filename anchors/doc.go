@@ -1,5 +1,24 @@
-// Package anchors will own a thread's anchors (microgoals): the chain of
-// dialogue topics and the key data of each (totals, prices, decisions),
-// decided message by message (NEW_ANCHOR, MERGE_ANCHOR, UPDATE_ANCHOR_DATA,
-// NO_ANCHOR) and always placed in the prompt. It will own table microgoals.
+// Package anchors keeps a thread's anchors (microgoals): the save points of
+// a conversation. Each anchor is a dialogue topic and a distillate of its
+// key data (prices, totals, A × B = C results, decisions), and the chain of
+// them is placed in every prompt, so the model still knows what was
+// discussed and which numbers were settled after those messages have left
+// its window.
+//
+// The pure core needs no database:
+//
+//   - OfflineExtract reads a message's topic and key data with no model (a
+//     helper model may give an Extraction instead);
+//   - Decide takes, per message, one of NEW_ANCHOR, MERGE_ANCHOR (a return
+//     to an earlier topic), UPDATE_ANCHOR_DATA or NO_ANCHOR, and records
+//     which rule fired; topics are compared with Similarity, a pg_trgm-style
+//     trigram similarity over Snowball stems;
+//   - Distill merges new data into an anchor's data, newest values winning,
+//     within MaxData (1,500) characters;
+//   - Block renders the anchors block of a prompt ("[DIALOGUE TOPICS: … →
+//     …]" / "[ТЕМЫ ДИАЛОГА: …]" and the data line) within a budget, folding
+//     the oldest topics first and never the current anchor.
+//
+// The package owns table microgoals, one row per anchor with the message
+// and character position it was set at; its storage is in store.go.
 package anchors

@@ -16,6 +16,7 @@ var defaultSystemPrompt string
 // server's prefix cache stays warm.
 const (
 	LayerSystem  = "system"
+	LayerAnchors = "anchors"
 	LayerWindow  = "window"
 	LayerMessage = "message"
 	LayerFound   = "found" // the hits of the model's searches, in later passes
@@ -46,12 +47,25 @@ func (p Prompt) TotalChars() int {
 	return n
 }
 
-// assemble builds the prompt from the system prompt, the window and the
-// user's message (empty for a preview of the next turn).
-func assemble(system string, window []history.Message, windowBudget int, message string) Prompt {
+// anchorLayer is the anchors block and how many anchors it shows.
+type anchorLayer struct {
+	text  string
+	items int
+}
+
+// assemble builds the prompt from the system prompt, the anchors block, the
+// window and the user's message (empty for a preview of the next turn). The
+// anchors block joins the system message: it changes less often than the
+// window, so the model server's prefix cache keeps the system prompt.
+func assemble(system string, anchors anchorLayer, window []history.Message, windowBudget int, message string) Prompt {
 	var p Prompt
 	p.Layers = append(p.Layers, Layer{Name: LayerSystem, Chars: utf8.RuneCountInString(system), Items: 1, Text: system})
-	p.Messages = append(p.Messages, llm.Message{Role: "system", Content: system})
+	head := system
+	if anchors.text != "" {
+		head += "\n\n" + anchors.text
+	}
+	p.Layers = append(p.Layers, Layer{Name: LayerAnchors, Chars: utf8.RuneCountInString(anchors.text), Items: anchors.items, Text: anchors.text})
+	p.Messages = append(p.Messages, llm.Message{Role: "system", Content: head})
 
 	w := Layer{Name: LayerWindow, Budget: windowBudget, Items: len(window), MessageIDs: make([]int64, 0, len(window))}
 	var text strings.Builder

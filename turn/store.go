@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
+	"yakor/anchors"
 	"yakor/history"
 	"yakor/postgres"
 )
@@ -37,8 +38,11 @@ type Trace struct {
 	Timings        map[string]float64 `json:"timings_ms"`
 	PromptChars    int                `json:"prompt_chars"`
 	Searches       []SearchTrace      `json:"searches"`
-	CreatedAt      time.Time          `json:"created_at"`
-	FinishedAt     *time.Time         `json:"finished_at,omitempty"`
+	// Anchors are the anchoring decisions taken for the turn's messages
+	// (read when the trace is shown: by default they are taken after it).
+	Anchors    []anchors.DecisionRecord `json:"anchors"`
+	CreatedAt  time.Time                `json:"created_at"`
+	FinishedAt *time.Time               `json:"finished_at,omitempty"`
 }
 
 const traceColumns = `id::text, thread_id::text, user_message_id, coalesce(reply_message_id, 0), status, error,
@@ -173,6 +177,18 @@ func (e *Engine) FindTrace(ctx context.Context, scope yakor.Scope, id string) (T
 	}
 	if err != nil {
 		return Trace{}, postgres.Wrap("find turn", err)
+	}
+	t.Anchors = []anchors.DecisionRecord{}
+	if e.anchors != nil {
+		ids := []int64{t.UserMessageID}
+		if t.ReplyMessageID != 0 {
+			ids = append(ids, t.ReplyMessageID)
+		}
+		d, err := e.anchors.Decisions(ctx, scope.WithThread(t.ThreadID), ids)
+		if err != nil {
+			return Trace{}, err
+		}
+		t.Anchors = append(t.Anchors, d...)
 	}
 	return t, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
+	"yakor/anchors"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/search"
@@ -39,6 +40,29 @@ type Config struct {
 	// SearchTool also offers the search as a search_history function, for
 	// model servers that support tools; the marker works either way.
 	SearchTool bool
+	// AnchorMode is when messages are anchored: AnchorAsync (default: a
+	// durable job after the reply), AnchorSync (before the answer, so the
+	// message's own topic is in its prompt) or AnchorOff.
+	AnchorMode string
+}
+
+// Anchor modes.
+const (
+	AnchorAsync = "async"
+	AnchorSync  = "sync"
+	AnchorOff   = "off"
+)
+
+// Anchors keeps a thread's anchors.
+type Anchors interface {
+	Block(ctx context.Context, scope yakor.Scope, lang string) (string, int, error)
+	Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]anchors.Applied, error)
+	Decisions(ctx context.Context, scope yakor.Scope, messageIDs []int64) ([]anchors.DecisionRecord, error)
+}
+
+// Jobs enqueues post-turn work inside the transaction that stores the reply.
+type Jobs interface {
+	EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) error
 }
 
 func (c *Config) defaults() {
@@ -60,6 +84,9 @@ func (c *Config) defaults() {
 	if c.SearchBudget <= 0 {
 		c.SearchBudget = search.DefaultBudget
 	}
+	if c.AnchorMode == "" {
+		c.AnchorMode = AnchorAsync
+	}
 }
 
 // Engine runs turns.
@@ -67,6 +94,8 @@ type Engine struct {
 	pool     *pgxpool.Pool
 	history  *history.Store
 	searcher Searcher
+	anchors  Anchors // nil: no anchors layer
+	jobs     Jobs    // nil: nothing enqueued
 	model    Model
 	cfg      Config
 	log      *slog.Logger
@@ -77,6 +106,13 @@ type Engine struct {
 func NewEngine(pool *pgxpool.Pool, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
 	cfg.defaults()
 	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics}
+}
+
+// WithAnchors adds the anchors layer: anchors keeps them, jobs (when set)
+// receives the post-turn anchoring job.
+func (e *Engine) WithAnchors(a Anchors, jobs Jobs) *Engine {
+	e.anchors, e.jobs = a, jobs
+	return e
 }
 
 // Input is a user's message for a turn.
@@ -133,7 +169,18 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
 	lang := search.Lang(userMsg.Content)
-	prompt := assemble(e.system(thread, lang), window, e.cfg.WindowChars, userMsg.Content)
+	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
+		t := time.Now()
+		if _, err := e.anchors.Apply(ctx, scope, userMsg.ID); err != nil {
+			return Outcome{}, e.fail(scope, tr, start, fmt.Errorf("anchor the message: %w", err))
+		}
+		tr.Timings["anchors"] = ms(time.Since(t))
+	}
+	block, err := e.anchorBlock(ctx, scope, lang)
+	if err != nil {
+		return Outcome{}, e.fail(scope, tr, start, err)
+	}
+	prompt := assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, userMsg.Content)
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
@@ -164,6 +211,11 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		reply, _, err = e.history.WithTx(tx).Append(wctx, scope, history.NewMessage{Role: history.RoleAssistant, Content: text, TurnID: turnID})
 		if err != nil {
 			return err
+		}
+		if e.jobs != nil && e.anchors != nil && e.cfg.AnchorMode != AnchorOff {
+			if err := e.jobs.EnqueueAnchors(wctx, tx, scope, reply.ID); err != nil {
+				return err
+			}
 		}
 		tr.Status, tr.ReplyMessageID = StatusOK, reply.ID
 		tr.Timings["store"] = ms(time.Since(storeStart))
@@ -250,7 +302,23 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if len(window) > 0 {
 		lang = search.Lang(window[len(window)-1].Content)
 	}
-	return assemble(e.system(thread, lang), window, e.cfg.WindowChars, ""), nil
+	block, err := e.anchorBlock(ctx, scope, lang)
+	if err != nil {
+		return Prompt{}, err
+	}
+	return assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, ""), nil
+}
+
+// anchorBlock is the anchors layer's text and size.
+func (e *Engine) anchorBlock(ctx context.Context, scope yakor.Scope, lang string) (anchorLayer, error) {
+	if e.anchors == nil || e.cfg.AnchorMode == AnchorOff {
+		return anchorLayer{}, nil
+	}
+	text, n, err := e.anchors.Block(ctx, scope, lang)
+	if err != nil {
+		return anchorLayer{}, fmt.Errorf("anchors block: %w", err)
+	}
+	return anchorLayer{text: text, items: n}, nil
 }
 
 // system is the system layer: the service's prompt, the thread's own, and

@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor/account"
+	"yakor/anchors"
 	"yakor/history"
+	"yakor/jobs"
 	"yakor/llm"
 	"yakor/postgres/pgtest"
 	"yakor/search"
@@ -32,6 +34,12 @@ type stack struct {
 
 func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
 	tb.Helper()
+	return mustStackHelper(tb, model, nil, cfg)
+}
+
+// mustStackHelper is mustStack with a helper model for the anchors.
+func mustStackHelper(tb testing.TB, model turn.Model, helper anchors.Completer, cfg turn.Config) *stack {
+	tb.Helper()
 	pool := pgtest.New(tb)
 	ctx := context.Background()
 	local, err := account.NewStore(pool).EnsureLocal(ctx)
@@ -43,10 +51,19 @@ func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
 	}
 	reg := prometheus.NewRegistry()
 	log := pgtest.Logger(tb)
+	anchorSvc := anchors.NewService(pool, anchors.ServiceConfig{}, helper, log, reg)
+	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, anchorSvc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := queue.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = queue.Stop(context.Background()) })
 	srv := web.NewServer(web.Deps{
-		Log: log, Turns: turn.NewEngine(pool, model, cfg, log, turn.NewMetrics(reg)),
-		Threads: history.NewStore(pool), Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool), DB: pool,
-		Gatherer: reg, Registerer: reg, LocalScope: local,
+		Log: log, Turns: turn.NewEngine(pool, model, cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc, queue),
+		Threads: history.NewStore(pool), Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
+		Anchors: anchorSvc, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: local,
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)

@@ -83,7 +83,7 @@ func TestModelServer(t *testing.T) {
 		}
 		trs := s.turnsOf(t, thread)
 		tr := trs[len(trs)-1]
-		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 3 || tr.Timings["model"] <= 0 {
+		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 4 || tr.Timings["model"] <= 0 {
 			t.Fatalf("trace %+v", tr)
 		}
 	})

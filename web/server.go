@@ -57,6 +57,7 @@ type Deps struct {
 	Threads  Threads
 	Projects Projects
 	Searcher Searcher
+	Anchors  Anchors
 	DB       Pinger
 	// Gatherer serves /metrics; Registerer takes the HTTP metrics.
 	Gatherer   prometheus.Gatherer
@@ -75,6 +76,7 @@ type Server struct {
 	threads      Threads
 	projects     Projects
 	searcher     Searcher
+	anchors      Anchors
 	db           Pinger
 	local        yakor.Scope
 	maxBodyBytes int64
@@ -85,7 +87,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, db: d.DB,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -110,6 +112,7 @@ func NewServer(d Deps) *Server {
 	registerMessageRoutes(api, s)
 	registerTurnRoutes(api, s)
 	registerSearchRoutes(api, s)
+	registerAnchorRoutes(api, s)
 	s.engine = e
 	return s
 }

@@ -27,6 +27,10 @@ type Config struct {
 	SearchRounds    int    // searches the model may make in one turn
 	SearchBudget    int    // characters of hits per search
 	SearchTool      bool   // also offer search as a search_history tool
+	AnchorMode      string // async, sync or off
+	AnchorThreshold int    // characters since the last anchor that set a new one
+	AnchorBudget    int    // characters of the prompt's anchors block
+	Workers         int    // post-turn jobs this instance runs at once
 
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
@@ -99,6 +103,10 @@ func settings() []setting {
 		{"search-rounds", "YAKOR_SEARCH_ROUNDS", "2", "searches the model may make in one turn (SEARCH_HISTORY); 0 turns search off", num("search-rounds", func(c *Config) *int { return &c.SearchRounds })},
 		{"search-budget", "YAKOR_SEARCH_BUDGET", "8000", "characters of history hits one search adds to the prompt", num("search-budget", func(c *Config) *int { return &c.SearchBudget })},
 		{"search-tool", "YAKOR_SEARCH_TOOL", "false", "also offer history search as a search_history tool, for model servers that support tools", boolean("search-tool", func(c *Config) *bool { return &c.SearchTool })},
+		{"anchor-mode", "YAKOR_ANCHOR_MODE", "async", "when messages are anchored: async (a durable job after the reply), sync (before the answer) or off", str(func(c *Config) *string { return &c.AnchorMode })},
+		{"anchor-threshold", "YAKOR_ANCHOR_THRESHOLD", "3000", "characters since the last anchor after which a new one is set", num("anchor-threshold", func(c *Config) *int { return &c.AnchorThreshold })},
+		{"anchor-budget", "YAKOR_ANCHOR_BUDGET", "3000", "characters of the anchors block in every prompt", num("anchor-budget", func(c *Config) *int { return &c.AnchorBudget })},
+		{"workers", "YAKOR_WORKERS", "4", "post-turn jobs (anchoring) this instance runs at once; 0: enqueue only, another instance works the queue", num("workers", func(c *Config) *int { return &c.Workers })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "", "system prompt replacing the built-in one", str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", str(func(c *Config) *string { return &c.OpenAIBaseURL })},
 		{"openai-api-key", "OPENAI_API_KEY", "", "API key for the model server (prefer the environment variable: flags show in ps)", str(func(c *Config) *string { return &c.OpenAIAPIKey })},
@@ -165,6 +173,11 @@ func (c *Config) resolve() error {
 		if r.m.Provider == "openai" && r.m.Model == "" {
 			return fmt.Errorf("%s provider is openai but no model is named: set YAKOR_%s_MODEL", r.name, strings.ToUpper(r.name))
 		}
+	}
+	switch c.AnchorMode {
+	case "async", "sync", "off":
+	default:
+		return fmt.Errorf("anchor-mode %q: use async, sync or off", c.AnchorMode)
 	}
 	if c.WindowChars == 0 {
 		return errors.New("window-chars must be at least 1")

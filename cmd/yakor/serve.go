@@ -14,7 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"yakor/account"
+	"yakor/anchors"
 	"yakor/history"
+	"yakor/jobs"
 	"yakor/llm"
 	"yakor/search"
 	"yakor/turn"
@@ -52,12 +54,30 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{
+		Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
+	}, helperModel(cfg, log), log, reg)
+	queue, err := jobs.New(db.pool, jobs.Config{Workers: cfg.Workers, Logger: log}, anchorSvc)
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := queue.Stop(sctx); err != nil {
+			log.Warn("jobs still running at shutdown were cut off; they run again at the next start", "err", err)
+		}
+	}()
 	engine := turn.NewEngine(db.pool, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
-	}, log, turn.NewMetrics(reg))
+		AnchorMode: cfg.AnchorMode,
+	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc, queue)
 	srv := web.NewServer(web.Deps{
-		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), Searcher: search.NewSearcher(db.pool), DB: db.pool,
+		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), Searcher: search.NewSearcher(db.pool), Anchors: anchorSvc, DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 	})
@@ -100,6 +120,18 @@ func searchRounds(n int) int {
 		return -1
 	}
 	return n
+}
+
+// helperModel builds the helper role's model; nil means the offline
+// extractors and graders, which need no model.
+func helperModel(cfg Config, log *slog.Logger) anchors.Completer {
+	if cfg.Helper.Provider != "openai" {
+		return nil
+	}
+	return llm.NewOpenAI(llm.OpenAIConfig{
+		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Helper.Model,
+		Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Logger: log,
+	})
 }
 
 // chatModel builds the chat role's model.

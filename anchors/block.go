@@ -1,0 +1,240 @@
+package anchors
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// DefaultBlockBudget is the budget of Block when none is given.
+const DefaultBlockBudget = 3000
+
+// Separators of the anchors block.
+const (
+	topicArrow = " → "
+	ellipsis   = "…"
+)
+
+// minTopicRunes is the shortest cut of the current topic worth showing next
+// to the count of earlier topics.
+const minTopicRunes = 8
+
+// blockWords are the fixed words of the block in one language.
+type blockWords struct {
+	topics, data string           // openings of the two lines
+	earlier      func(int) string // the fold of n oldest topics
+}
+
+func wordsFor(lang string) blockWords {
+	if lang == "ru" {
+		return blockWords{topics: "[ТЕМЫ ДИАЛОГА: ", data: "[ДАННЫЕ: ", earlier: earlierRU}
+	}
+	return blockWords{topics: "[DIALOGUE TOPICS: ", data: "[DATA: ", earlier: earlierEN}
+}
+
+func earlierEN(n int) string {
+	if n == 1 {
+		return ellipsis + " (1 earlier topic)"
+	}
+	return fmt.Sprintf("%s (%d earlier topics)", ellipsis, n)
+}
+
+func earlierRU(n int) string {
+	word := "тем"
+	switch {
+	case n%10 == 1 && n%100 != 11:
+		word = "тема"
+	case n%10 >= 2 && n%10 <= 4 && (n%100 < 12 || n%100 > 14):
+		word = "темы"
+	}
+	return fmt.Sprintf("%s (ещё %d %s)", ellipsis, n, word)
+}
+
+// blockItem is one anchor as the block shows it.
+type blockItem struct {
+	topic    string
+	data     string
+	topicLen int
+	dataLen  int
+	current  bool
+	noData   bool // its data is folded away
+	hidden   bool // its topic is folded into the "earlier topics" count
+}
+
+// blockLayout is the block being fitted into its budget.
+type blockLayout struct {
+	words  blockWords
+	items  []blockItem
+	hidden int
+}
+
+// Block renders the anchors block of a prompt in lang ("ru", else
+// English), oldest anchor (by CharPos, then ID) first:
+//
+//	[DIALOGUE TOPICS: price list → cost calculation → conversion to USD]
+//	[DATA: price list: …; cost calculation: …]
+//
+//	[ТЕМЫ ДИАЛОГА: прайс → расчёт стоимости → перевод в доллары]
+//	[ДАННЫЕ: прайс: …; расчёт стоимости: …]
+//
+// Each anchor's data is prefixed by its topic (an anchor without a topic
+// shows "—"); the DATA line is left out when no anchor shown has data. The
+// block never exceeds budget runes (budget <= 0 means 3000). When it is too
+// long, the OLDEST anchors fold first: their data is dropped, one anchor at
+// a time, then their topics collapse into "… (N earlier topics)" /
+// "… (ещё N тем)", which stands where the folded topics began. The current
+// anchor (currentID; the newest anchor when no anchor has that id) is never
+// folded: when it alone does not fit, its data is cut to fit, keeping its
+// newest part after a "…"; when its topic alone does not fit either, its
+// data is left out, then the count when little room is left, and the
+// topic is cut ("…" at its end).
+// No anchors, or a budget too small for even that, give "".
+func Block(anchors []Anchor, currentID int64, lang string, budget int) string {
+	if len(anchors) == 0 {
+		return ""
+	}
+	if budget <= 0 {
+		budget = DefaultBlockBudget
+	}
+	sorted := slices.Clone(anchors)
+	slices.SortStableFunc(sorted, func(a, b Anchor) int {
+		return cmp.Or(cmp.Compare(a.CharPos, b.CharPos), cmp.Compare(a.ID, b.ID))
+	})
+	cur := slices.IndexFunc(sorted, func(a Anchor) bool { return a.ID == currentID })
+	if cur < 0 {
+		cur = len(sorted) - 1
+	}
+	l := blockLayout{words: wordsFor(lang), items: make([]blockItem, len(sorted))}
+	for i, a := range sorted {
+		topic := strings.Join(strings.Fields(a.Topic), " ")
+		if topic == "" {
+			topic = "—"
+		}
+		data := strings.Join(splitFragments(a.Data), fragmentSep)
+		l.items[i] = blockItem{
+			topic: topic, data: data, topicLen: runeLen(topic), dataLen: runeLen(data),
+			current: i == cur,
+		}
+	}
+	if l.size() <= budget {
+		return l.render()
+	}
+	// Fold the oldest anchors' data, then their topics.
+	for i := range l.items {
+		if it := &l.items[i]; !it.current && it.dataLen > 0 {
+			it.noData = true
+			if l.size() <= budget {
+				return l.render()
+			}
+		}
+	}
+	for i := range l.items {
+		if it := &l.items[i]; !it.current {
+			it.hidden = true
+			l.hidden++
+			if l.size() <= budget {
+				return l.render()
+			}
+		}
+	}
+	// Only the current anchor is left: cut its data, then its topic.
+	it := &l.items[cur]
+	it.noData = true
+	withoutData := l.size()
+	if it.dataLen > 0 {
+		// The data line of one anchor: "\n" + opening + "topic: " + data + "]".
+		room := budget - withoutData - (1 + runeLen(l.words.data) + it.topicLen + 2 + 1)
+		if room >= 2 {
+			it.data, it.noData = cutTail(it.data, room), false
+			it.dataLen = runeLen(it.data)
+			return l.render()
+		}
+	}
+	if withoutData <= budget {
+		return l.render()
+	}
+	room := it.topicLen - (withoutData - budget)
+	if room < minTopicRunes && l.hidden > 0 {
+		l.hidden = 0 // better the current topic than the count of the others
+		if l.size() <= budget {
+			return l.render()
+		}
+		room = it.topicLen - (l.size() - budget)
+	}
+	if room < 2 {
+		return ""
+	}
+	it.topic = firstRunes(it.topic, room-1) + ellipsis
+	it.topicLen = runeLen(it.topic)
+	return l.render()
+}
+
+// cutTail returns the newest part of data in at most max runes (max >= 2):
+// "…" and the data's end, starting at a word when that wastes little.
+func cutTail(data string, max int) string {
+	tail := lastRunes(data, max-1)
+	if i := strings.IndexByte(tail, ' '); i >= 0 && runeLen(tail[:i]) < 20 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	return ellipsis + tail
+}
+
+// size returns the rune length render would give.
+func (l *blockLayout) size() int {
+	n := runeLen(l.words.topics) + 1 // opening and "]"
+	parts := 0
+	if l.hidden > 0 {
+		n += runeLen(l.words.earlier(l.hidden))
+		parts++
+	}
+	dataN, dataParts := 0, 0
+	for _, it := range l.items {
+		if it.hidden {
+			continue
+		}
+		n += it.topicLen
+		parts++
+		if !it.noData && it.dataLen > 0 {
+			dataN += it.topicLen + 2 + it.dataLen
+			dataParts++
+		}
+	}
+	if parts > 1 {
+		n += (parts - 1) * runeLen(topicArrow)
+	}
+	if dataParts > 0 {
+		n += 1 + runeLen(l.words.data) + dataN + (dataParts-1)*runeLen(fragmentSep) + 1
+	}
+	return n
+}
+
+// render writes the block as laid out.
+func (l *blockLayout) render() string {
+	var topics, data []string
+	labelled := l.hidden == 0
+	for _, it := range l.items {
+		if it.hidden {
+			if !labelled { // the count stands where the folded topics began
+				topics = append(topics, l.words.earlier(l.hidden))
+				labelled = true
+			}
+			continue
+		}
+		topics = append(topics, it.topic)
+		if !it.noData && it.dataLen > 0 {
+			data = append(data, it.topic+": "+it.data)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(l.words.topics)
+	b.WriteString(strings.Join(topics, topicArrow))
+	b.WriteString("]")
+	if len(data) > 0 {
+		b.WriteString("\n")
+		b.WriteString(l.words.data)
+		b.WriteString(strings.Join(data, fragmentSep))
+		b.WriteString("]")
+	}
+	return b.String()
+}

@@ -1,0 +1,176 @@
+package anchors
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// DB is what the store needs of a pool or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+const anchorColumns = `id, topic, data, message_id, char_pos, absorbed, created_at, updated_at`
+
+func scanAnchor(r pgx.CollectableRow) (Anchor, error) {
+	var a Anchor
+	err := r.Scan(&a.ID, &a.Topic, &a.Data, &a.MessageID, &a.CharPos, &a.Absorbed, &a.CreatedAt, &a.UpdatedAt)
+	return a, err
+}
+
+// List is a thread's anchors, oldest first, with the current one and how
+// far the thread's messages have been anchored.
+type List struct {
+	Anchors          []Anchor
+	CurrentID        int64
+	ProcessedThrough int64 // the last message anchored (0: none yet)
+}
+
+// List returns scope's thread's anchors (those merged into another are
+// left out). An unknown thread gives an empty list.
+func (s *Service) List(ctx context.Context, scope yakor.Scope) (List, error) {
+	return list(ctx, s.db, scope)
+}
+
+func list(ctx context.Context, db DB, scope yakor.Scope) (List, error) {
+	var out List
+	const q = `SELECT ` + anchorColumns + ` FROM microgoals
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL ORDER BY id`
+	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope))
+	if err != nil {
+		return out, postgres.Wrap("list anchors", err)
+	}
+	if out.Anchors, err = pgx.CollectRows(rows, scanAnchor); err != nil {
+		return out, postgres.Wrap("list anchors", err)
+	}
+	err = db.QueryRow(ctx, `SELECT last_message_id, coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
+		scope.TenantID, threadID(scope)).Scan(&out.ProcessedThrough, &out.CurrentID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return out, postgres.Wrap("list anchors", err)
+	}
+	return out, nil
+}
+
+// Update is a user's edit of an anchor; nil fields stay.
+type Update struct {
+	Topic *string
+	Data  *string
+}
+
+// UpdateAnchor edits an anchor of scope's tenant and user. Errors:
+// ENOTFOUND, EINVALID (empty topic, data over MaxData, bad text).
+func (s *Service) UpdateAnchor(ctx context.Context, scope yakor.Scope, id int64, u Update) (Anchor, error) {
+	if u.Topic != nil {
+		t := strings.TrimSpace(*u.Topic)
+		if err := validText("topic", t, 200); err != nil {
+			return Anchor{}, err
+		}
+		if t == "" {
+			return Anchor{}, yakor.Errorf(yakor.EINVALID, "topic is empty")
+		}
+		u.Topic = &t
+	}
+	if u.Data != nil {
+		if err := validText("data", *u.Data, MaxData); err != nil {
+			return Anchor{}, err
+		}
+	}
+	const q = `UPDATE microgoals SET topic = coalesce($4, topic), data = coalesce($5, data), updated_at = now()
+WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND merged_into IS NULL
+RETURNING ` + anchorColumns
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, id, u.Topic, u.Data)
+	if err != nil {
+		return Anchor{}, postgres.Wrap("update anchor", err)
+	}
+	a, err := pgx.CollectExactlyOneRow(rows, scanAnchor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Anchor{}, yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id)
+	}
+	if err != nil {
+		return Anchor{}, postgres.Wrap("update anchor", err)
+	}
+	return a, nil
+}
+
+// DeleteAnchor deletes an anchor of scope's tenant and user. Errors:
+// ENOTFOUND.
+func (s *Service) DeleteAnchor(ctx context.Context, scope yakor.Scope, id int64) error {
+	return pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		var thread string
+		err := tx.QueryRow(ctx, `DELETE FROM microgoals WHERE tenant_id = $1 AND user_id = $2 AND id = $3 RETURNING thread_id::text`,
+			scope.TenantID, scope.UserID, id).Scan(&thread)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id)
+		}
+		if err != nil {
+			return postgres.Wrap("delete anchor", err)
+		}
+		_, err = tx.Exec(ctx, `UPDATE anchor_cursors SET current_id = NULL WHERE tenant_id = $1 AND thread_id = $2 AND current_id = $3`,
+			scope.TenantID, thread, id)
+		return postgres.Wrap("delete anchor", err)
+	})
+}
+
+// DecisionRecord is the decision taken for one message.
+type DecisionRecord struct {
+	MessageID  int64     `json:"message_id"`
+	Decision   Decision  `json:"decision"`
+	Rule       string    `json:"rule"`
+	AnchorID   int64     `json:"anchor_id,omitempty"`
+	Similarity float64   `json:"similarity"`
+	Source     string    `json:"source"`
+	Topic      string    `json:"topic"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// Decisions returns the decisions taken for the messages, in message order.
+func (s *Service) Decisions(ctx context.Context, scope yakor.Scope, messageIDs []int64) ([]DecisionRecord, error) {
+	const q = `SELECT message_id, decision, rule, coalesce(anchor_id, 0), similarity, source, topic, created_at
+FROM anchor_decisions WHERE tenant_id = $1 AND thread_id = $2 AND message_id = ANY($3) ORDER BY message_id`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, threadID(scope), messageIDs)
+	if err != nil {
+		return nil, postgres.Wrap("anchor decisions", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DecisionRecord, error) {
+		var d DecisionRecord
+		err := r.Scan(&d.MessageID, &d.Decision, &d.Rule, &d.AnchorID, &d.Similarity, &d.Source, &d.Topic, &d.CreatedAt)
+		return d, err
+	})
+	if err != nil {
+		return nil, postgres.Wrap("anchor decisions", err)
+	}
+	return out, nil
+}
+
+// threadID keeps a malformed id from reaching a uuid parameter.
+func threadID(scope yakor.Scope) string {
+	if len(scope.ThreadID) != 36 {
+		return "00000000-0000-0000-0000-000000000000"
+	}
+	return scope.ThreadID
+}
+
+func validText(field, s string, max int) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return yakor.Errorf(yakor.EINVALID, "%s contains a NUL character", field)
+	}
+	if n := len([]rune(s)); n > max {
+		return yakor.Errorf(yakor.EINVALID, "%s is %d characters long; the limit is %d", field, n, max)
+	}
+	if !utf8.ValidString(s) {
+		return yakor.Errorf(yakor.EINVALID, "%s is not valid UTF-8", field)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+// Package jobs runs Yakor's post-turn work through River, a job queue kept
+// in the same PostgreSQL: a job is enqueued in the transaction that stores
+// the reply, survives a crash, and is retried with backoff. Workers call
+// into the domain packages (anchors today); the job queue's tables are
+// River's own.
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"yakor"
+)
+
+// Anchorer anchors a thread's messages up to a message.
+type Anchorer interface {
+	Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+}
+
+// AnchorArgs asks to anchor a thread's messages up to UpTo.
+type AnchorArgs struct {
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	ThreadID string `json:"thread_id"`
+	UpTo     int64  `json:"up_to"`
+}
+
+// Kind names the job.
+func (AnchorArgs) Kind() string { return "anchor_thread" }
+
+// InsertOpts makes a job for the same thread and message unique: enqueuing
+// it twice queues it once.
+func (AnchorArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueAnchors, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+type anchorWorker struct {
+	river.WorkerDefaults[AnchorArgs]
+	anchors Anchorer
+}
+
+// Work anchors the job's thread; the anchorer is idempotent per message.
+func (w *anchorWorker) Work(ctx context.Context, job *river.Job[AnchorArgs]) error {
+	a := job.Args
+	_, err := w.anchors.Process(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
+	return err
+}
+
+const queueAnchors = "anchors"
+
+// Config tunes the client.
+type Config struct {
+	// Workers is how many jobs this instance runs at once; 0 makes an
+	// instance that only enqueues (another instance works the queue).
+	Workers int
+	Logger  *slog.Logger
+}
+
+// Client enqueues and works Yakor's jobs.
+type Client struct {
+	river   *river.Client[pgx.Tx]
+	working bool
+}
+
+// New builds a client on pool. anchors works the anchor jobs.
+func New(pool *pgxpool.Pool, cfg Config, anchors Anchorer) (*Client, error) {
+	rc := &river.Config{Logger: cfg.Logger}
+	if cfg.Workers > 0 {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &anchorWorker{anchors: anchors})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{queueAnchors: {MaxWorkers: cfg.Workers}}
+	}
+	c, err := river.NewClient(riverpgxv5.New(pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	return &Client{river: c, working: cfg.Workers > 0}, nil
+}
+
+// Start starts working the queue (nothing for an enqueue-only client).
+func (c *Client) Start(ctx context.Context) error {
+	if !c.working {
+		return nil
+	}
+	if err := c.river.Start(ctx); err != nil {
+		return fmt.Errorf("job queue: start: %w", err)
+	}
+	return nil
+}
+
+// Stop stops fetching jobs and waits for running ones to finish or ctx to
+// end; a job cut off is retried by the next instance to start.
+func (c *Client) Stop(ctx context.Context) error {
+	if !c.working {
+		return nil
+	}
+	return c.river.Stop(ctx)
+}
+
+// EnqueueAnchors queues anchoring of scope's thread up to upTo, inside tx:
+// the job exists exactly when tx commits.
+func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) error {
+	_, err := c.river.InsertTx(ctx, tx, AnchorArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: upTo}, nil)
+	if err != nil {
+		return fmt.Errorf("enqueue anchors: %w", err)
+	}
+	return nil
+}
