@@ -257,7 +257,7 @@ func parseHelper(text string) (Extraction, error) {
 	if v.Topic == nil || v.Data == nil || v.DataChanged == nil {
 		return Extraction{}, errors.New("helper answer lacks topic, data or data_changed")
 	}
-	if n := utf8.RuneCountInString(*v.Topic); n > 200 || !utf8.ValidString(*v.Topic + *v.Data) {
+	if n := utf8.RuneCountInString(*v.Topic); n > 200 || !utf8.ValidString(*v.Topic+*v.Data) {
 		return Extraction{}, errors.New("helper topic is too long or not text")
 	}
 	return Extraction{Topic: strings.TrimSpace(*v.Topic), Data: Distill("", *v.Data, MaxData), DataChanged: *v.DataChanged && strings.TrimSpace(*v.Data) != "", Source: SourceHelper}, nil
@@ -311,4 +311,3 @@ func nullID(id int64) *int64 {
 	}
 	return &id
 }
-
