@@ -105,8 +105,7 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, charsSince int64, ex 
 		return Outcome{Decision: NewAnchor, Rule: RuleFirst}
 	}
 
-	topic := topicTrigrams(ex.Topic)
-	sim := jaccard(topic, topicTrigrams(current.Topic))
+	sim := Similarity(ex.Topic, current.Topic)
 	if sim >= cfg.Similarity {
 		switch {
 		case overThreshold:
@@ -124,7 +123,7 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, charsSince int64, ex 
 		if a.ID == current.ID {
 			continue
 		}
-		s := jaccard(topic, topicTrigrams(a.Topic))
+		s := Similarity(ex.Topic, a.Topic)
 		if s > bestSim || s == bestSim && later(a, best) {
 			best, bestSim = a, s
 		}
@@ -158,18 +157,45 @@ func containsData(have, data string) bool {
 	return true
 }
 
-// Similarity returns how alike two topics are, in [0,1]: pg_trgm's
-// trigram similarity (each word padded with two spaces in front and one
-// behind; shared trigrams over all trigrams of both) computed over the
-// topics' Snowball stems (search.Keywords), so "прайс ЛДСП" and
-// "прайса лдсп" are 1. A topic made only of stop words or short words
-// falls back to its folded words. An empty topic gives 0.
+// Similarity returns how alike two topics are, in [0,1]: the larger of
+// pg_trgm's trigram similarity (each word padded with two spaces in front
+// and one behind; shared trigrams over all trigrams of both) and the share
+// of the shorter topic's words that the other has, both over the topics'
+// Snowball stems (search.Keywords), so "прайс ЛДСП" and "прайса лдсп" are
+// 1, and "доставка москве" and "доставка субботу" share their subject. A
+// topic made only of stop words or short words falls back to its folded
+// words. An empty topic gives 0.
 func Similarity(a, b string) float64 {
-	return jaccard(topicTrigrams(a), topicTrigrams(b))
+	wa, wb := topicWords(a), topicWords(b)
+	return max(jaccard(trigrams(wa), trigrams(wb)), overlap(wa, wb))
 }
 
-// topicTrigrams returns the trigram set of a topic's stems.
-func topicTrigrams(topic string) map[string]struct{} {
+// overlap is |a∩b| / min(|a|, |b|) over distinct words.
+func overlap(a, b []string) float64 {
+	sa, sb := set(a), set(b)
+	if len(sa) == 0 || len(sb) == 0 {
+		return 0
+	}
+	shared := 0
+	for w := range sa {
+		if _, ok := sb[w]; ok {
+			shared++
+		}
+	}
+	return float64(shared) / float64(min(len(sa), len(sb)))
+}
+
+func set(words []string) map[string]struct{} {
+	s := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		s[w] = struct{}{}
+	}
+	return s
+}
+
+// topicWords returns a topic's stems, or its folded words when it has no
+// keyword.
+func topicWords(topic string) []string {
 	var words []string
 	for _, kw := range search.Keywords(topic, nil) {
 		words = append(words, kw.Stem)
@@ -179,6 +205,11 @@ func topicTrigrams(topic string) map[string]struct{} {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		})
 	}
+	return words
+}
+
+// trigrams returns the trigram set of words.
+func trigrams(words []string) map[string]struct{} {
 	set := map[string]struct{}{}
 	for _, w := range words {
 		r := []rune("  " + w + " ")

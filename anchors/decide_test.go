@@ -121,7 +121,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			"StricterSimilarityMakesNew", anchors.Config{Similarity: 0.9}, &usd, all, 400,
-			anchors.Extraction{Topic: "прайс ЛДСП Kronospan"},
+			anchors.Extraction{Topic: "прайс Kronospan МДФ"},
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
 		},
 	}
@@ -162,7 +162,8 @@ func TestSimilarity(t *testing.T) {
 		{"RussianInflection", "расчёт стоимости шкафа", "расчет стоимость шкафов", 0.8, 1},
 		{"RussianInflectionPlural", "конвертация валют", "конвертации валюты", 0.8, 1},
 		{"EnglishInflection", "calculating costs", "cost calculation", 0.8, 1},
-		{"PartialOverlap", "прайс ЛДСП", "прайс ЛДСП Egger", 0.3, 0.8},
+		{"Subset", "прайс ЛДСП", "прайс ЛДСП Egger", 1, 1},
+		{"PartialOverlap", "прайс ЛДСП", "прайс МДФ Egger", 0.3, 0.8},
 		{"Unrelated", "прайс ЛДСП", "погода в Москве", 0, 0.2},
 		{"UnrelatedEnglish", "price list", "weather forecast", 0, 0.2},
 		{"StopWordsOnly", "ok", "ok", 1, 1},

@@ -146,9 +146,20 @@ func normalize(s string) string {
 }
 
 // fragmentLabel returns what fragment f is about, folded (see Distill), or
-// "" when it has no label.
+// "" when it has no label. Fragments stating a total (итого, всего, total)
+// share one label.
 func fragmentLabel(f string) string {
 	f = normalize(f)
+	// A topic has one total: a new "итого"/"total" replaces the old one,
+	// however each is worded.
+	for _, w := range strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case "итого", "всего", "total", "subtotal", "grand":
+			if strings.IndexFunc(f, unicode.IsDigit) >= 0 {
+				return "\x00total"
+			}
+		}
+	}
 	cut := -1
 	if i := strings.IndexByte(f, ':'); i >= 0 {
 		cut = i

@@ -40,8 +40,11 @@ func IsUniqueViolation(err error) bool {
 
 // Wrap adds the operation to err and, when the database could not be
 // reached, puts an EUNAVAILABLE *yakor.Error in the chain so the client is
-// told to retry rather than shown an internal error.
+// told to retry rather than shown an internal error. Wrap(op, nil) is nil.
 func Wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if Unavailable(err) {
 		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
 	}
