@@ -12,7 +12,9 @@ import (
 	"text/tabwriter"
 
 	"yakor/account"
+	"yakor/anchors"
 	"yakor/history"
+	"yakor/jobs"
 	"yakor/llm"
 	"yakor/turn"
 )
@@ -32,6 +34,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
+	modes := fs.String("anchor-modes", "async,sync", "anchor modes to measure, comma-separated (async, sync, off)")
 	turns := fs.Int("turns", 200, "turns measured at each size")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
 	cfg, err := parseConfig(fs, args[1:], getenv)
@@ -58,24 +61,27 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	defer db.close(log)
 
 	var results []benchResult
-	for _, n := range ns {
-		fmt.Fprintf(stderr, "bench turn: %d messages…\n", n)
-		r, err := benchTurn(ctx, db, cfg, log, n, *turns)
-		if err != nil {
-			return err
+	for _, mode := range strings.Split(*modes, ",") {
+		for _, n := range ns {
+			fmt.Fprintf(stderr, "bench turn: anchor mode %s, %d messages…\n", mode, n)
+			r, err := benchTurn(ctx, db, cfg, log, strings.TrimSpace(mode), n, *turns)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
 		}
-		results = append(results, r)
 	}
 	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "messages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
+	fmt.Fprintln(tw, "anchor mode\tmessages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.messages, r.turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.mode, r.messages, r.turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
 	}
 	return tw.Flush()
 }
 
 type benchResult struct {
+	mode                           string
 	messages, turns                int
 	memP50, memP99, totP50, totP99 float64
 	promptP50                      int
@@ -83,7 +89,7 @@ type benchResult struct {
 
 // benchTurn fills a fresh thread of a fresh tenant with n messages, runs
 // turns through the real engine and reads each turn's own timings.
-func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, n, turns int) (benchResult, error) {
+func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, mode string, n, turns int) (benchResult, error) {
 	accounts := account.NewStore(db.pool)
 	scope, err := accounts.CreateTenantUser(ctx, "bench")
 	if err != nil {
@@ -116,7 +122,15 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
 		return benchResult{}, err
 	}
-	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars}, log, nil)
+	// The async mode's cost is the job's enqueueing; an enqueue-only queue
+	// leaves the jobs to no one, as a separate worker fleet would take them.
+	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{}, nil, log, nil)
+	queue, err := jobs.New(db.pool, jobs.Config{Workers: 0, Logger: log}, anchorSvc)
+	if err != nil {
+		return benchResult{}, err
+	}
+	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
+		WithAnchors(anchorSvc, queue)
 	var mem, tot []float64
 	var prompts []int
 	for i := range turns + 10 {
@@ -139,7 +153,7 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	slices.Sort(tot)
 	slices.Sort(prompts)
 	return benchResult{
-		messages: n, turns: turns,
+		mode: mode, messages: n, turns: turns,
 		memP50: pct(mem, 50), memP99: pct(mem, 99), totP50: pct(tot, 50), totP99: pct(tot, 99),
 		promptP50: prompts[len(prompts)/2],
 	}, nil

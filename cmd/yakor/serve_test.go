@@ -67,10 +67,10 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServer runs `yakor serve` and waits until it is ready.
-func startServer(t *testing.T, dir, addr string) *server {
+func startServer(t *testing.T, dir, addr string, flags ...string) *server {
 	t.Helper()
 	s := &server{addr: addr, log: &bytes.Buffer{}}
-	s.cmd = exec.Command(yakorBin, "serve", "--data-dir", dir, "--addr", addr)
+	s.cmd = exec.Command(yakorBin, append([]string{"serve", "--data-dir", dir, "--addr", addr}, flags...)...)
 	s.cmd.Env = append(os.Environ(), "DATABASE_URL=", "OPENAI_BASE_URL=", "YAKOR_CHAT_MODEL=")
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
