@@ -91,6 +91,12 @@ type blockLayout struct {
 // topic is cut ("…" at its end).
 // No anchors, or a budget too small for even that, give "".
 func Block(anchors []Anchor, currentID int64, lang string, budget int) string {
+	return BlockOmitting(anchors, 0, currentID, lang, budget)
+}
+
+// BlockOmitting is Block for the newest anchors of a thread whose omitted
+// older anchors were not loaded: they count among the folded topics.
+func BlockOmitting(anchors []Anchor, omitted int, currentID int64, lang string, budget int) string {
 	if len(anchors) == 0 {
 		return ""
 	}
@@ -117,6 +123,10 @@ func Block(anchors []Anchor, currentID int64, lang string, budget int) string {
 			current: i == cur,
 		}
 	}
+	if omitted > 0 {
+		l.items = append([]blockItem{{hidden: true}}, l.items...)
+		l.hidden = omitted
+	}
 	if l.size() <= budget {
 		return l.render()
 	}
@@ -130,7 +140,7 @@ func Block(anchors []Anchor, currentID int64, lang string, budget int) string {
 		}
 	}
 	for i := range l.items {
-		if it := &l.items[i]; !it.current {
+		if it := &l.items[i]; !it.current && !it.hidden {
 			it.hidden = true
 			l.hidden++
 			if l.size() <= budget {
@@ -139,7 +149,7 @@ func Block(anchors []Anchor, currentID int64, lang string, budget int) string {
 		}
 	}
 	// Only the current anchor is left: cut its data, then its topic.
-	it := &l.items[cur]
+	it := &l.items[slices.IndexFunc(l.items, func(it blockItem) bool { return it.current })]
 	it.noData = true
 	withoutData := l.size()
 	if it.dataLen > 0 {

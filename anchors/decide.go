@@ -53,6 +53,12 @@ const (
 type Config struct {
 	CharThreshold int     // characters since the current anchor that set a new one; default 3000
 	Similarity    float64 // topics at least this similar (see Similarity) are "the same"; default 0.3
+	// MergeWindow is how many of the latest anchors a returning topic is
+	// compared with; default 100.
+	MergeWindow int
+	// Similar measures topics; nil means Similarity. NewSimilarity gives a
+	// faster one for many decisions in a row.
+	Similar func(a, b string) float64
 }
 
 func (c Config) withDefaults() Config {
@@ -61,6 +67,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Similarity <= 0 {
 		c.Similarity = DefaultSimilarity
+	}
+	if c.MergeWindow <= 0 {
+		c.MergeWindow = 100
+	}
+	if c.Similar == nil {
+		c.Similar = Similarity
 	}
 	return c
 }
@@ -87,8 +99,8 @@ type Outcome struct {
 //     charsSince >= the threshold; else UPDATE_ANCHOR_DATA (data_changed) of
 //     current when ex.DataChanged and some fragment of ex.Data is not yet in
 //     current.Data (compared folded); else NO_ANCHOR (same_topic);
-//   - else MERGE_ANCHOR (returned_to_topic) into the earlier anchor, never
-//     current, most similar to the topic when that is at least
+//   - else MERGE_ANCHOR (returned_to_topic) into the earlier anchor (of the
+//     latest cfg.MergeWindow), never current, most similar to the topic when that is at least
 //     cfg.Similarity (ties go to the later anchor); else NEW_ANCHOR
 //     (topic_changed).
 func Decide(cfg Config, current *Anchor, earlier []Anchor, charsSince int64, ex Extraction) Outcome {
@@ -105,7 +117,7 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, charsSince int64, ex 
 		return Outcome{Decision: NewAnchor, Rule: RuleFirst}
 	}
 
-	sim := Similarity(ex.Topic, current.Topic)
+	sim := cfg.Similar(ex.Topic, current.Topic)
 	if sim >= cfg.Similarity {
 		switch {
 		case overThreshold:
@@ -118,12 +130,12 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, charsSince int64, ex 
 
 	var best *Anchor
 	bestSim := -1.0
-	for i := range earlier {
+	for i := max(0, len(earlier)-cfg.MergeWindow); i < len(earlier); i++ {
 		a := &earlier[i]
 		if a.ID == current.ID {
 			continue
 		}
-		s := Similarity(ex.Topic, a.Topic)
+		s := cfg.Similar(ex.Topic, a.Topic)
 		if s > bestSim || s == bestSim && later(a, best) {
 			best, bestSim = a, s
 		}
@@ -168,6 +180,25 @@ func containsData(have, data string) bool {
 func Similarity(a, b string) float64 {
 	wa, wb := topicWords(a), topicWords(b)
 	return max(jaccard(trigrams(wa), trigrams(wb)), overlap(wa, wb))
+}
+
+// NewSimilarity returns Similarity that remembers each topic's stems, for
+// deciding many messages against the same anchors. It is not safe for
+// concurrent use.
+func NewSimilarity() func(a, b string) float64 {
+	cache := map[string][]string{}
+	words := func(t string) []string {
+		w, ok := cache[t]
+		if !ok {
+			w = topicWords(t)
+			cache[t] = w
+		}
+		return w
+	}
+	return func(a, b string) float64 {
+		wa, wb := words(a), words(b)
+		return max(jaccard(trigrams(wa), trigrams(wb)), overlap(wa, wb))
+	}
 }
 
 // overlap is |a∩b| / min(|a|, |b|) over distinct words.

@@ -123,16 +123,17 @@ ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
 	if err != nil {
 		return nil, postgres.Wrap("read messages", err)
 	}
-	l, err := list(ctx, tx, scope)
+	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide))
 	if err != nil {
 		return nil, err
 	}
-	anchors := l.Anchors
 	var authors []string
 	if err := tx.QueryRow(ctx, `SELECT authors FROM threads WHERE tenant_id = $1 AND id = $2`, scope.TenantID, scope.ThreadID).Scan(&authors); err != nil {
 		return nil, postgres.Wrap("thread", err)
 	}
 
+	cfg := s.cfg.Decide
+	cfg.Similar = NewSimilarity()
 	var out []Applied
 	for _, m := range msgs {
 		charsTotal += m.chars
@@ -142,7 +143,7 @@ ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
 		if current != nil {
 			since = charsTotal - current.CharPos
 		}
-		o := Decide(s.cfg.Decide, current, anchors, since, ex)
+		o := Decide(cfg, current, anchors, since, ex)
 		a := Applied{MessageID: m.id, Outcome: o, Source: ex.Source}
 		switch o.Decision {
 		case NewAnchor:
@@ -266,11 +267,21 @@ func parseHelper(text string) (Extraction, error) {
 // Block returns the prompt's anchors block for scope's thread, in lang, and
 // how many anchors it shows.
 func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (string, int, error) {
-	l, err := list(ctx, s.db, scope)
+	// A block of budget runes shows at most one topic of a few runes per
+	// anchor; older ones only count.
+	as, omitted, current, err := recent(ctx, s.db, scope, s.cfg.BlockBudget/4+1)
 	if err != nil {
 		return "", 0, err
 	}
-	return Block(l.Anchors, l.CurrentID, lang, s.cfg.BlockBudget), len(l.Anchors), nil
+	return BlockOmitting(as, omitted, current, lang, s.cfg.BlockBudget), len(as) + omitted, nil
+}
+
+// mergeWindow is how many anchors a decision may look back at.
+func mergeWindow(c Config) int {
+	if c.MergeWindow > 0 {
+		return c.MergeWindow
+	}
+	return 100
 }
 
 func find(as []Anchor, id *int64) *Anchor {

@@ -63,6 +63,38 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 	return out, nil
 }
 
+// recent returns the newest n anchors of scope's thread (and the current
+// one, when it is older), oldest first, with how many older ones it left
+// out and the cursor's current anchor.
+func recent(ctx context.Context, db DB, scope yakor.Scope, n int) (as []Anchor, omitted int, currentID int64, err error) {
+	err = db.QueryRow(ctx, `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
+		scope.TenantID, threadID(scope)).Scan(&currentID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	const q = `
+WITH live AS (
+    SELECT ` + anchorColumns + `, row_number() OVER (ORDER BY id DESC) AS rn, count(*) OVER () AS total
+    FROM microgoals
+    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
+)
+SELECT ` + anchorColumns + `, total FROM live WHERE rn <= $4 OR id = $5 ORDER BY id`
+	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope), n, currentID)
+	if err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	var total int
+	as, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Anchor, error) {
+		var a Anchor
+		err := r.Scan(&a.ID, &a.Topic, &a.Data, &a.MessageID, &a.CharPos, &a.Absorbed, &a.CreatedAt, &a.UpdatedAt, &total)
+		return a, err
+	})
+	if err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	return as, max(0, total-len(as)), currentID, nil
+}
+
 // Update is a user's edit of an anchor; nil fields stay.
 type Update struct {
 	Topic *string
