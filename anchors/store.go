@@ -72,24 +72,27 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int) (as []Anchor, 
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
+	// The ids come from the index alone; only the rows shown are read.
 	const q = `
-WITH live AS (
-    SELECT ` + anchorColumns + `, row_number() OVER (ORDER BY id DESC) AS rn, count(*) OVER () AS total
-    FROM microgoals
-    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
+SELECT ` + anchorColumns + ` FROM microgoals
+WHERE tenant_id = $1 AND user_id = $2 AND id IN (
+    (SELECT id FROM microgoals
+     WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL
+     ORDER BY id DESC LIMIT $4)
+    UNION ALL
+    SELECT $5::bigint
 )
-SELECT ` + anchorColumns + `, total FROM live WHERE rn <= $4 OR id = $5 ORDER BY id`
+ORDER BY id`
 	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope), n, currentID)
 	if err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
+	if as, err = pgx.CollectRows(rows, scanAnchor); err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
 	var total int
-	as, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Anchor, error) {
-		var a Anchor
-		err := r.Scan(&a.ID, &a.Topic, &a.Data, &a.MessageID, &a.CharPos, &a.Absorbed, &a.CreatedAt, &a.UpdatedAt, &total)
-		return a, err
-	})
-	if err != nil {
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL`,
+		scope.TenantID, threadID(scope)).Scan(&total); err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
 	return as, max(0, total-len(as)), currentID, nil

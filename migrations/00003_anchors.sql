@@ -18,7 +18,8 @@ CREATE TABLE microgoals (
     PRIMARY KEY (tenant_id, id),
     FOREIGN KEY (tenant_id, thread_id) REFERENCES threads (tenant_id, id) ON DELETE CASCADE
 );
-CREATE INDEX microgoals_by_thread ON microgoals (tenant_id, thread_id, id);
+-- The live anchors (not merged into another), newest first, by index alone.
+CREATE INDEX microgoals_by_thread ON microgoals (tenant_id, thread_id, id) WHERE merged_into IS NULL;
 
 -- How far a thread's messages have been anchored: jobs take the messages
 -- after last_message_id in order, under an advisory lock per thread, and
