@@ -52,11 +52,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		ns = append(ns, n)
 	}
-	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log)
+	db, log, err := openBenchDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -80,6 +76,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.mode, r.messages, r.turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
 	}
 	return tw.Flush()
+}
+
+// openBenchDatabase opens the benchmark's database (its own private cluster
+// unless DATABASE_URL is set), logging only warnings.
+func openBenchDatabase(ctx context.Context, cfg Config, stderr io.Writer) (*database, *slog.Logger, error) {
+	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openDatabase(ctx, cfg, log)
+	return db, log, err
 }
 
 type benchResult struct {

@@ -79,11 +79,7 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 		convs = append(convs, c)
 	}
 
-	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log)
+	db, log, err := openBenchDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}

@@ -38,11 +38,7 @@ func runBenchSearch(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *big > *total || *total <= 0 {
 		return errors.New("bench search: --big must be at most --messages")
 	}
-	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log)
+	db, log, err := openBenchDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
