@@ -123,7 +123,7 @@ ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
 	if err != nil {
 		return nil, postgres.Wrap("read messages", err)
 	}
-	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide))
+	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide), false)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +159,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, created_at, updated_at`,
 			t := find(anchors, &o.TargetID)
 			if t == nil {
 				return nil, fmt.Errorf("anchor %d of the decision is gone", o.TargetID)
+			}
+			if t.ID != deref(currentID) {
+				// Only the current anchor's data was read.
+				if err := tx.QueryRow(ctx, `SELECT data FROM microgoals WHERE tenant_id = $1 AND id = $2`, scope.TenantID, t.ID).Scan(&t.Data); err != nil {
+					return nil, postgres.Wrap("read anchor", err)
+				}
 			}
 			t.Data = Distill(t.Data, ex.Data, MaxData)
 			var absorbed *int64
@@ -267,13 +273,22 @@ func parseHelper(text string) (Extraction, error) {
 // Block returns the prompt's anchors block for scope's thread, in lang, and
 // how many anchors it shows.
 func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (string, int, error) {
-	// A block of budget runes shows at most one topic of a few runes per
-	// anchor; older ones only count.
-	as, omitted, current, err := recent(ctx, s.db, scope, s.cfg.BlockBudget/4+1)
+	as, omitted, current, err := recent(ctx, s.db, scope, blockAnchors, true)
 	if err != nil {
 		return "", 0, err
 	}
 	return BlockOmitting(as, omitted, current, lang, s.cfg.BlockBudget), len(as) + omitted, nil
+}
+
+// blockAnchors is how many of the newest anchors the block is built from;
+// a block of 3,000 characters shows fewer topics, older ones only count.
+const blockAnchors = 100
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // mergeWindow is how many anchors a decision may look back at.

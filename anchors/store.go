@@ -65,8 +65,9 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 
 // recent returns the newest n anchors of scope's thread (and the current
 // one, when it is older), oldest first, with how many older ones it left
-// out and the cursor's current anchor.
-func recent(ctx context.Context, db DB, scope yakor.Scope, n int) (as []Anchor, omitted int, currentID int64, err error) {
+// out and the cursor's current anchor. Without allData only the current
+// anchor's data is read.
+func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) (as []Anchor, omitted int, currentID int64, err error) {
 	err = db.QueryRow(ctx, `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
 		scope.TenantID, threadID(scope)).Scan(&currentID)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -74,7 +75,7 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int) (as []Anchor, 
 	}
 	// The ids come from the index alone; only the rows shown are read.
 	const q = `
-SELECT ` + anchorColumns + ` FROM microgoals
+SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, created_at, updated_at FROM microgoals
 WHERE tenant_id = $1 AND user_id = $2 AND id IN (
     (SELECT id FROM microgoals
      WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL
@@ -83,7 +84,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND id IN (
     SELECT $5::bigint
 )
 ORDER BY id`
-	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope), n, currentID)
+	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope), n, currentID, allData)
 	if err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}

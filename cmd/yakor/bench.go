@@ -71,9 +71,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "anchor mode\tmessages in thread\tturns\tmemory p50\tmemory p99\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
+	fmt.Fprintln(tw, "anchor mode\tmessages in thread\tturns\tmemory p50\tmemory p99\tof which anchoring p50\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.mode, r.messages, r.turns, r.memP50, r.memP99, r.totP50, r.totP99, r.promptP50)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.mode, r.messages, r.turns, r.memP50, r.memP99, r.ancP50, r.totP50, r.totP99, r.promptP50)
 	}
 	return tw.Flush()
 }
@@ -93,6 +93,7 @@ type benchResult struct {
 	mode                           string
 	messages, turns                int
 	memP50, memP99, totP50, totP99 float64
+	ancP50                         float64 // anchoring before the answer (sync mode)
 	promptP50                      int
 }
 
@@ -153,7 +154,7 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 		}
 		fmt.Fprintf(os.Stderr, "bench turn: anchoring %d imported messages took %v\n", n, time.Since(start).Round(time.Millisecond))
 	}
-	var mem, tot []float64
+	var mem, tot, anc []float64
 	var prompts []int
 	for i := range turns + 10 {
 		out, err := engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(turn.Event) error { return nil })
@@ -168,14 +169,16 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 			return benchResult{}, err
 		}
 		mem = append(mem, tr.Timings["memory"])
+		anc = append(anc, tr.Timings["anchors"])
 		tot = append(tot, tr.Timings["total"])
 		prompts = append(prompts, tr.PromptChars)
 	}
 	slices.Sort(mem)
+	slices.Sort(anc)
 	slices.Sort(tot)
 	slices.Sort(prompts)
 	return benchResult{
-		mode: mode, messages: n, turns: turns,
+		mode: mode, messages: n, turns: turns, ancP50: pct(anc, 50),
 		memP50: pct(mem, 50), memP99: pct(mem, 99), totP50: pct(tot, 50), totP99: pct(tot, 99),
 		promptP50: prompts[len(prompts)/2],
 	}, nil
