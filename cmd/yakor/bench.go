@@ -153,6 +153,9 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 			return benchResult{}, err
 		}
 		fmt.Fprintf(os.Stderr, "bench turn: anchoring %d imported messages took %v\n", n, time.Since(start).Round(time.Millisecond))
+		if _, err := db.pool.Exec(ctx, `ANALYZE microgoals; ANALYZE anchor_decisions; ANALYZE anchor_cursors`); err != nil {
+			return benchResult{}, err
+		}
 	}
 	var mem, tot, anc []float64
 	var prompts []int
