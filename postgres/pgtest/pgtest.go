@@ -56,22 +56,34 @@ func New(tb testing.TB) *pgxpool.Pool {
 // test). It is dropped at cleanup, after cleanups registered later ran.
 func NewURL(tb testing.TB) (url, name string) {
 	tb.Helper()
+	name = createDatabase(tb, func(ctx context.Context, admin *pgx.Conn, base string) (string, error) {
+		tmpl, err := template(ctx, admin, base)
+		if err != nil {
+			return "", fmt.Errorf("template: %w", err)
+		}
+		return "TEMPLATE " + pgx.Identifier{tmpl}.Sanitize(), nil
+	})
+	return withDatabase(URL(tb), name), name
+}
+
+// createDatabase creates a database named for the test with the options
+// opts returns (after "CREATE DATABASE name"), and drops it at cleanup.
+func createDatabase(tb testing.TB, opts func(ctx context.Context, admin *pgx.Conn, base string) (string, error)) string {
+	tb.Helper()
 	base := URL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-
 	admin, err := pgx.Connect(ctx, base)
 	if err != nil {
 		tb.Fatalf("pgtest: TEST_DATABASE_URL is set but the server cannot be reached: %v", err)
 	}
 	defer admin.Close(context.Background())
-
-	tmpl, err := template(ctx, admin, base)
+	with, err := opts(ctx, admin, base)
 	if err != nil {
-		tb.Fatalf("pgtest: template: %v", err)
+		tb.Fatalf("pgtest: %v", err)
 	}
-	name = "yakor_t_" + randomHex(6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{tmpl}.Sanitize()); err != nil {
+	name := "yakor_t_" + randomHex(6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" "+with); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
 	tb.Cleanup(func() {
@@ -87,7 +99,7 @@ func NewURL(tb testing.TB) (url, name string) {
 			tb.Errorf("pgtest: drop %s: %v", name, err)
 		}
 	})
-	return withDatabase(base, name), name
+	return name
 }
 
 // template returns the name of a database migrated to the current schema,
@@ -188,28 +200,12 @@ func Logger(tb testing.TB) *slog.Logger {
 // it; it is dropped at cleanup.
 func NewWithLocale(tb testing.TB, locale string) *pgxpool.Pool {
 	tb.Helper()
-	base := URL(tb)
+	name := createDatabase(tb, func(context.Context, *pgx.Conn, string) (string, error) {
+		return "TEMPLATE template0 ENCODING 'UTF8' LOCALE " + quoteLiteral(locale), nil
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
-	defer admin.Close(context.Background())
-	name := "yakor_t_" + randomHex(6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0 ENCODING 'UTF8' LOCALE "+quoteLiteral(locale)); err != nil {
-		tb.Fatalf("pgtest: create database with locale %q: %v", locale, err)
-	}
-	tb.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			tb.Errorf("pgtest: drop %s: %v", name, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-	})
-	pool, err := postgres.Open(ctx, withDatabase(base, name), postgres.Options{MaxConns: 8}, Logger(tb))
+	pool, err := postgres.Open(ctx, withDatabase(URL(tb), name), postgres.Options{MaxConns: 8}, Logger(tb))
 	if err != nil {
 		tb.Fatalf("pgtest: open: %v", err)
 	}
