@@ -26,7 +26,7 @@ type anchorList struct {
 // every message up to last.
 func (s *stack) waitAnchors(tb testing.TB, thread string, last int64) anchorList {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var l anchorList
 		if code := s.do(tb, "GET", "/api/v1/threads/"+thread+"/anchors", "", &l); code != http.StatusOK {

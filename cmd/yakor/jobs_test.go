@@ -52,7 +52,7 @@ func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 	s.stop(t, syscall.SIGKILL)
 
 	s = startServer(t, dir, addr, "--workers", "2")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for a.ProcessedThrough < last {
 		if time.Now().After(deadline) {
 			t.Fatalf("queued jobs did not run after the restart: processed through %d of %d\n%s", a.ProcessedThrough, last, s.log)
