@@ -14,6 +14,16 @@ type Scope struct {
 	ThreadID  string
 }
 
+// ThreadParam returns ThreadID for a uuid query parameter: ThreadID when it
+// has a UUID's shape, else the nil UUID, which names no thread, so that a
+// malformed id finds nothing instead of failing the query.
+func (s Scope) ThreadParam() string {
+	if len(s.ThreadID) != 36 {
+		return "00000000-0000-0000-0000-000000000000"
+	}
+	return s.ThreadID
+}
+
 // WithThread returns a copy of s narrowed to the thread id.
 func (s Scope) WithThread(id string) Scope {
 	s.ThreadID = id

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"yakor"
+	"yakor/history"
 	"yakor/postgres"
 )
 
@@ -48,7 +48,7 @@ func list(ctx context.Context, db DB, scope yakor.Scope) (List, error) {
 	var out List
 	const q = `SELECT ` + anchorColumns + ` FROM microgoals
 WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL ORDER BY id`
-	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope))
+	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam())
 	if err != nil {
 		return out, postgres.Wrap("list anchors", err)
 	}
@@ -56,7 +56,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 		return out, postgres.Wrap("list anchors", err)
 	}
 	err = db.QueryRow(ctx, `SELECT last_message_id, coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, threadID(scope)).Scan(&out.ProcessedThrough, &out.CurrentID)
+		scope.TenantID, scope.ThreadParam()).Scan(&out.ProcessedThrough, &out.CurrentID)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return out, postgres.Wrap("list anchors", err)
 	}
@@ -69,7 +69,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 // anchor's data is read.
 func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) (as []Anchor, omitted int, currentID int64, err error) {
 	err = db.QueryRow(ctx, `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, threadID(scope)).Scan(&currentID)
+		scope.TenantID, scope.ThreadParam()).Scan(&currentID)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
@@ -84,7 +84,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND id IN (
     SELECT $5::bigint
 )
 ORDER BY id`
-	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, threadID(scope), n, currentID, allData)
+	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), n, currentID, allData)
 	if err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
@@ -93,7 +93,7 @@ ORDER BY id`
 	}
 	var total int
 	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL`,
-		scope.TenantID, threadID(scope)).Scan(&total); err != nil {
+		scope.TenantID, scope.ThreadParam()).Scan(&total); err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
 	return as, max(0, total-len(as)), currentID, nil
@@ -110,7 +110,7 @@ type Update struct {
 func (s *Service) UpdateAnchor(ctx context.Context, scope yakor.Scope, id int64, u Update) (Anchor, error) {
 	if u.Topic != nil {
 		t := strings.TrimSpace(*u.Topic)
-		if err := validText("topic", t, 200); err != nil {
+		if err := history.ValidText("topic", t, 200); err != nil {
 			return Anchor{}, err
 		}
 		if t == "" {
@@ -119,7 +119,7 @@ func (s *Service) UpdateAnchor(ctx context.Context, scope yakor.Scope, id int64,
 		u.Topic = &t
 	}
 	if u.Data != nil {
-		if err := validText("data", *u.Data, MaxData); err != nil {
+		if err := history.ValidText("data", *u.Data, MaxData); err != nil {
 			return Anchor{}, err
 		}
 	}
@@ -175,7 +175,7 @@ type DecisionRecord struct {
 func (s *Service) Decisions(ctx context.Context, scope yakor.Scope, messageIDs []int64) ([]DecisionRecord, error) {
 	const q = `SELECT message_id, decision, rule, coalesce(anchor_id, 0), similarity, source, topic, created_at
 FROM anchor_decisions WHERE tenant_id = $1 AND thread_id = $2 AND message_id = ANY($3) ORDER BY message_id`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, threadID(scope), messageIDs)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.ThreadParam(), messageIDs)
 	if err != nil {
 		return nil, postgres.Wrap("anchor decisions", err)
 	}
@@ -188,25 +188,4 @@ FROM anchor_decisions WHERE tenant_id = $1 AND thread_id = $2 AND message_id = A
 		return nil, postgres.Wrap("anchor decisions", err)
 	}
 	return out, nil
-}
-
-// threadID keeps a malformed id from reaching a uuid parameter.
-func threadID(scope yakor.Scope) string {
-	if len(scope.ThreadID) != 36 {
-		return "00000000-0000-0000-0000-000000000000"
-	}
-	return scope.ThreadID
-}
-
-func validText(field, s string, max int) error {
-	if strings.IndexByte(s, 0) >= 0 {
-		return yakor.Errorf(yakor.EINVALID, "%s contains a NUL character", field)
-	}
-	if n := len([]rune(s)); n > max {
-		return yakor.Errorf(yakor.EINVALID, "%s is %d characters long; the limit is %d", field, n, max)
-	}
-	if !utf8.ValidString(s) {
-		return yakor.Errorf(yakor.EINVALID, "%s is not valid UTF-8", field)
-	}
-	return nil
 }

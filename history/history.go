@@ -120,7 +120,9 @@ func ValidateContent(content string, max int) error {
 	return nil
 }
 
-func validText(field, s string, max int) error {
+// ValidText refuses text that must not be stored in field: invalid UTF-8,
+// a NUL character, or more than max characters. The error is EINVALID.
+func ValidText(field, s string, max int) error {
 	if !utf8.ValidString(s) {
 		return yakor.Errorf(yakor.EINVALID, "%s is not valid UTF-8", field)
 	}
@@ -136,10 +138,10 @@ func validText(field, s string, max int) error {
 // CreateThread creates a thread for scope's user.
 func (s *Store) CreateThread(ctx context.Context, scope yakor.Scope, tc ThreadCreate) (Thread, error) {
 	tc.Title = strings.TrimSpace(tc.Title)
-	if err := validText("title", tc.Title, MaxTitleChars); err != nil {
+	if err := ValidText("title", tc.Title, MaxTitleChars); err != nil {
 		return Thread{}, err
 	}
-	if err := validText("system prompt", tc.SystemPrompt, 100_000); err != nil {
+	if err := ValidText("system prompt", tc.SystemPrompt, 100_000); err != nil {
 		return Thread{}, err
 	}
 	const q = `

@@ -42,10 +42,10 @@ func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	default:
 		return Message{}, false, yakor.Errorf(yakor.EINVALID, "unknown kind %q", nm.Kind)
 	}
-	if err := validText("client_id", nm.ClientID, 200); err != nil {
+	if err := ValidText("client_id", nm.ClientID, 200); err != nil {
 		return Message{}, false, err
 	}
-	if err := validText("author", nm.Author, 200); err != nil {
+	if err := ValidText("author", nm.Author, 200); err != nil {
 		return Message{}, false, err
 	}
 	if _, err := s.FindThread(ctx, scope); err != nil {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -40,7 +41,7 @@ func FormatHits(lang, query string, hits []Hit, final bool) string {
 	ru := lang == "ru"
 	var b strings.Builder
 	sorted := slices.Clone(hits)
-	slices.SortFunc(sorted, func(a, b Hit) int { return int(a.MessageID - b.MessageID) })
+	slices.SortFunc(sorted, func(a, b Hit) int { return cmp.Compare(a.MessageID, b.MessageID) })
 	switch {
 	case len(sorted) == 0 && ru:
 		fmt.Fprintf(&b, "%s «%s» — ничего не найдено.]\nНе ищи это снова: ответь тем, что знаешь, и скажи, чего не хватает.", FoundOpenRU, query)

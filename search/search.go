@@ -115,7 +115,7 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 		authors []string
 	)
 	err := s.db.QueryRow(ctx, `SELECT message_count, authors FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
-		scope.TenantID, scope.UserID, threadID(scope)).Scan(&count, &authors)
+		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&count, &authors)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return res, yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
 	}
@@ -151,15 +151,6 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	}
 	res.Took = time.Since(start)
 	return res, nil
-}
-
-// threadID keeps a malformed id from reaching a uuid parameter: it can match
-// nothing, and says so as "not found".
-func threadID(scope yakor.Scope) string {
-	if len(scope.ThreadID) != 36 {
-		return "00000000-0000-0000-0000-000000000000"
-	}
-	return scope.ThreadID
 }
 
 // keywordLegSQL: $1 tenant, $2 user, $3 thread, $4 patterns, $5 before id

@@ -114,7 +114,6 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 		block := search.FormatHits(lang, query, sres.Hits, round+1 >= e.cfg.SearchRounds)
 		found.Chars += len([]rune(block))
 		found.Items += len(sres.Hits)
-		found.Text += block + "\n"
 		if call.ID != "" {
 			msgs = append(msgs,
 				llm.Message{Role: "assistant", Content: text, ToolCalls: []llm.ToolCall{call}},

@@ -190,7 +190,6 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	}
 	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, beforeID, &tr, fn)
 	if found.Items > 0 || len(tr.Searches) > 0 {
-		found.Text = ""
 		tr.Layers = append(tr.Layers, found)
 		tr.PromptChars += found.Chars
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,14 +159,13 @@ func (s *stack) stream(tb testing.TB, thread, body string) (int, []sseEvent) {
 type fakeOpenAI struct {
 	*httptest.Server
 	handle func(w http.ResponseWriter, r *http.Request, n int)
-	n      int
+	n      atomic.Int32 // requests served
 }
 
 func newFakeOpenAI(tb testing.TB, handle func(w http.ResponseWriter, r *http.Request, n int)) *fakeOpenAI {
 	f := &fakeOpenAI{handle: handle}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.n++
-		f.handle(w, r, f.n)
+		f.handle(w, r, int(f.n.Add(1)))
 	}))
 	tb.Cleanup(f.Close)
 	return f

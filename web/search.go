@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -17,22 +16,8 @@ func registerSearchRoutes(g *gin.RouterGroup, s *Server) {
 	g.GET("/threads/:id/search", s.handleThreadSearch)
 }
 
-type hitJSON struct {
-	MessageID int64     `json:"message_id"`
-	Role      string    `json:"role"`
-	Author    string    `json:"author,omitempty"`
-	Content   string    `json:"content"`
-	CreatedAt time.Time `json:"created_at"`
-	Score     float64   `json:"score"`
-	Neighbour bool      `json:"neighbour,omitempty"`
-}
-
 func toSearchJSON(query string, keywords []string, hits []search.Hit) gin.H {
-	out := make([]hitJSON, len(hits))
-	for i, h := range hits {
-		out[i] = hitJSON(h)
-	}
-	return gin.H{"query": query, "keywords": keywords, "hits": out}
+	return gin.H{"query": query, "keywords": keywords, "hits": hits}
 }
 
 // handleThreadSearch searches a thread with the engine the model uses:

@@ -27,8 +27,8 @@ func TestUserMarkerSearchesNothing(t *testing.T) {
 		t.Fatalf("stored %q", r.UserMessage.Content)
 	}
 	trs := s.turnsOf(t, thread)
-	if len(trs[0].Searches) != 0 || fake.n != 1 {
-		t.Fatalf("%d searches, %d model calls", len(trs[0].Searches), fake.n)
+	if len(trs[0].Searches) != 0 || fake.n.Load() != 1 {
+		t.Fatalf("%d searches, %d model calls", len(trs[0].Searches), fake.n.Load())
 	}
 }
 
@@ -47,8 +47,8 @@ func TestSearchRoundsBounded(t *testing.T) {
 		t.Fatalf("status %d, error %q", code, r.Error)
 	}
 	trs := s.turnsOf(t, thread)
-	if fake.n != 3 || len(trs[0].Searches) != 2 || trs[0].Status != "failed" {
-		t.Fatalf("%d model calls, %d searches, status %s", fake.n, len(trs[0].Searches), trs[0].Status)
+	if fake.n.Load() != 3 || len(trs[0].Searches) != 2 || trs[0].Status != "failed" {
+		t.Fatalf("%d model calls, %d searches, status %s", fake.n.Load(), len(trs[0].Searches), trs[0].Status)
 	}
 }
 
