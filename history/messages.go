@@ -257,3 +257,42 @@ WHERE tenant_id = $1 AND id = $2`
 	}
 	return n, nil
 }
+
+// FindMessages returns the messages of scope's thread with the given ids,
+// oldest first; ids of other threads are left out.
+func (s *Store) FindMessages(ctx context.Context, scope yakor.Scope, ids []int64) ([]Message, error) {
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id = ANY($4) ORDER BY id`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), ids)
+	if err != nil {
+		return nil, postgres.Wrap("find messages", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, postgres.Wrap("find messages", err)
+	}
+	return msgs, nil
+}
+
+// Neighbour returns the nearest message of role in scope's thread before
+// (dir < 0) or after (dir > 0) message id; ok is false when there is none.
+func (s *Store) Neighbour(ctx context.Context, scope yakor.Scope, id int64, role string, dir int) (m Message, ok bool, err error) {
+	q := `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = $5 AND kind = 'message' ORDER BY id LIMIT 1`
+	if dir < 0 {
+		q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = $5 AND kind = 'message' ORDER BY id DESC LIMIT 1`
+	}
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), id, role)
+	if err != nil {
+		return Message{}, false, postgres.Wrap("find neighbour message", err)
+	}
+	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Message{}, false, nil
+	}
+	if err != nil {
+		return Message{}, false, postgres.Wrap("find neighbour message", err)
+	}
+	return m, true, nil
+}

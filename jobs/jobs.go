@@ -1,7 +1,9 @@
 // Package jobs runs Yakor's post-turn work through River, a job queue kept
 // in the same PostgreSQL: a job is enqueued in the transaction that stores
 // the reply, survives a crash, and is retried with backoff. Workers call
-// into the domain packages (anchors today); the job queue's tables are
+// into the domain packages: anchoring (anchors), grading (sufler) and
+// message embeddings (mnemos), each on a queue of its own so that a slow
+// helper model never holds up the others. The job queue's tables are
 // River's own.
 package jobs
 
@@ -16,6 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"yakor"
+	"yakor/turn"
 )
 
 // Anchorer anchors a thread's messages up to a message.
@@ -52,36 +55,62 @@ func (w *anchorWorker) Work(ctx context.Context, job *river.Job[AnchorArgs]) err
 	return err
 }
 
-const queueAnchors = "anchors"
+// Queues.
+const (
+	queueAnchors    = "anchors"
+	queueGrades     = "grades"
+	queueEmbeddings = "embeddings"
+)
 
 // Config tunes the client.
 type Config struct {
-	// Workers is how many jobs this instance runs at once; 0 makes an
-	// instance that only enqueues (another instance works the queue).
+	// Workers is how many jobs of each queue this instance runs at once; 0
+	// makes an instance that only enqueues (another instance works the
+	// queues).
 	Workers int
 	Logger  *slog.Logger
+}
+
+// Workers are the domain services the jobs call; a nil one's jobs are
+// never enqueued.
+type Workers struct {
+	Anchors  Anchorer
+	Grader   Grader
+	Messages MessageEmbedder
 }
 
 // Client enqueues and works Yakor's jobs.
 type Client struct {
 	river   *river.Client[pgx.Tx]
 	working bool
+	w       Workers
 }
 
-// New builds a client on pool. anchors works the anchor jobs.
-func New(pool *pgxpool.Pool, cfg Config, anchors Anchorer) (*Client, error) {
+// New builds a client on pool.
+func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 	rc := &river.Config{Logger: cfg.Logger}
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &anchorWorker{anchors: anchors})
+		rc.Queues = map[string]river.QueueConfig{}
+		if w.Anchors != nil {
+			river.AddWorker(workers, &anchorWorker{anchors: w.Anchors})
+			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
+		if w.Grader != nil {
+			river.AddWorker(workers, &gradeWorker{grader: w.Grader})
+			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
+		if w.Messages != nil {
+			river.AddWorker(workers, &embedWorker{messages: w.Messages})
+			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
 		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{queueAnchors: {MaxWorkers: cfg.Workers}}
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
-	return &Client{river: c, working: cfg.Workers > 0}, nil
+	return &Client{river: c, working: cfg.Workers > 0 && len(rc.Queues) > 0, w: w}, nil
 }
 
 // Start starts working the queue (nothing for an enqueue-only client).
@@ -110,6 +139,29 @@ func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scop
 	_, err := c.river.InsertTx(ctx, tx, AnchorArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: upTo}, nil)
 	if err != nil {
 		return fmt.Errorf("enqueue anchors: %w", err)
+	}
+	return nil
+}
+
+// EnqueueAfterTurn queues a stored turn's work inside tx: anchoring when
+// asked, grading of the reply, and embedding of the thread's new messages,
+// each when this client has its worker.
+func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
+	var params []river.InsertManyParams
+	if a.Anchor && c.w.Anchors != nil {
+		params = append(params, river.InsertManyParams{Args: AnchorArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+	}
+	if c.w.Grader != nil {
+		params = append(params, river.InsertManyParams{Args: GradeArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, ReplyID: a.ReplyID}})
+	}
+	if c.w.Messages != nil {
+		params = append(params, river.InsertManyParams{Args: EmbedArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	if _, err := c.river.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue post-turn jobs: %w", err)
 	}
 	return nil
 }

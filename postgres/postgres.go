@@ -49,6 +49,9 @@ func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgx
 	if err := Check(ctx, cfg.ConnConfig); err != nil {
 		return nil, err
 	}
+	// Filtered nearest-neighbour queries (one tenant's vectors in a shared
+	// HNSW index) keep scanning the index until they have their rows.
+	cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = "relaxed_order"
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		return pgxvec.RegisterTypes(ctx, conn)
 	}

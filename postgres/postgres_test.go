@@ -51,7 +51,11 @@ WHERE i.indisprimary AND c.relnamespace = 'public'::regnamespace AND c.relname <
 	}
 	for _, k := range keys {
 		want := "tenant_id"
-		if k.Table == "tenants" {
+		switch k.Table {
+		case "tenants":
+			want = "id"
+		case "embed_spaces":
+			// The catalog of embedding models: shared, no tenant's data.
 			want = "id"
 		}
 		if k.Column != want {

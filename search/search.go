@@ -47,10 +47,12 @@ type DB interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
-// Searcher searches threads. It only reads history's tables.
+// Searcher searches threads. It only reads history's tables (and, through
+// its semantic leg when it has one, the message embeddings).
 type Searcher struct {
-	db    DB
-	small int64 // threads up to this size are read whole
+	db       DB
+	small    int64    // threads up to this size are read whole
+	semantic Semantic // nil: no semantic leg
 }
 
 // NewSearcher returns a Searcher on db.
@@ -69,6 +71,12 @@ type Options struct {
 	// NoNeighbours leaves hits without their neighbours (the message before
 	// a short hit, the answer after a question).
 	NoNeighbours bool
+	// NoSemantic leaves the semantic leg (see WithSemantic) out of this
+	// search.
+	NoSemantic bool
+	// MinSimilarity is the cosine similarity a semantic neighbour needs to
+	// be ranked; 0 means DefaultMinSimilarity, negative keeps them all.
+	MinSimilarity float64
 }
 
 // Hit is one message found.
@@ -91,16 +99,21 @@ type Result struct {
 	Hits     []Hit         `json:"hits"` // in rank order; neighbours stand beside their hit
 	Chars    int           `json:"chars"`
 	Took     time.Duration `json:"-"`
+	Semantic int           `json:"-"` // messages the semantic leg handed to the fusion
+	// SemanticErr is why the semantic leg failed: the search went on without it.
+	SemanticErr error `json:"-"`
 }
 
 // Search finds the messages of scope's thread that best match query: the
 // query's keywords (folded, stop words and the thread's speakers' names
 // removed, stemmed) are matched as substrings of the folded text, weighted
 // by how rare each is in the thread, and fused by reciprocal rank with
-// PostgreSQL's full-text rank; ties go to the newer message. Every
-// statement is parameterized and scoped by tenant, user and thread. An
-// unknown thread is ENOTFOUND; a query with no distinctive word finds
-// nothing.
+// PostgreSQL's full-text rank and, when the searcher has a semantic leg
+// (WithSemantic) and opt.NoSemantic is not set, with the messages nearest
+// to the query in meaning; ties go to the newer message. Every statement is
+// parameterized and scoped by tenant, user and thread. An unknown thread is
+// ENOTFOUND; a query with no distinctive word finds nothing, even by
+// meaning.
 func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, opt Options) (Result, error) {
 	start := time.Now()
 	res := Result{Query: query, Hits: []Hit{}, Keywords: []string{}}
@@ -130,6 +143,9 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	for _, k := range kws {
 		res.Keywords = append(res.Keywords, k.Stem)
 	}
+	semCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	semantic := s.startSemantic(semCtx, scope, query, opt)
 
 	var byKeyword, byText []scored
 	if count <= s.small {
@@ -140,7 +156,11 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	if err != nil {
 		return res, err
 	}
-	ranked := fuse(byKeyword, byText)
+	byMeaning, err := awaitSemantic(ctx, semantic, &res)
+	if err != nil {
+		return res, err
+	}
+	ranked := fuse(byKeyword, byText, byMeaning)
 	if len(ranked) == 0 {
 		res.Took = time.Since(start)
 		return res, nil

@@ -10,6 +10,7 @@ import (
 
 	"yakor"
 	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -83,12 +84,12 @@ func toolQuery(calls []llm.ToolCall) (string, llm.ToolCall, bool) {
 // up to SearchRounds searches; then the model must answer. Text before a
 // marker still reaches the user. It returns the reply's text and the
 // "found" layer.
-func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Message, lang string, beforeID int64, tr *Trace, fn func(Event) error) (string, Layer, error) {
+func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Message, lang string, beforeID int64, memory string, tr *Trace, fn func(Event) error) (string, Layer, error) {
 	found := Layer{Name: LayerFound, Budget: e.cfg.SearchBudget * e.cfg.SearchRounds, MessageIDs: []int64{}}
 	var reply strings.Builder
 	for round := 0; ; round++ {
 		allow := round < e.cfg.SearchRounds
-		query, call, text, err := e.pass(ctx, msgs, allow, fn, tr, round)
+		query, call, text, err := e.pass(ctx, msgs, allow, memory, fn, tr, round)
 		reply.WriteString(text)
 		if err != nil {
 			return reply.String(), found, err
@@ -99,6 +100,9 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 		sres, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: beforeID})
 		if err != nil {
 			return reply.String(), found, fmt.Errorf("search %q: %w", query, err)
+		}
+		if sres.SemanticErr != nil {
+			e.log.WarnContext(ctx, "history search went on without its semantic leg", "turn", tr.ID, "err", sres.SemanticErr)
 		}
 		ev := SearchEvent{Round: round + 1, Query: query, Keywords: sres.Keywords, Hits: sres.Hits, Chars: sres.Chars, TookMS: ms(sres.Took)}
 		st := SearchTrace{Round: ev.Round, Query: query, Keywords: sres.Keywords, HitIDs: []int64{}, Scores: []float64{}, Chars: sres.Chars, TookMS: ev.TookMS}
@@ -126,13 +130,27 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 	}
 }
 
-// pass streams one model call through the marker parser. It returns the
-// query when the model asked to search (and searching is allowed), by
-// marker or by a search_history call (then call is set), and the text it
-// released.
-func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn func(Event) error, tr *Trace, round int) (query string, call llm.ToolCall, text string, err error) {
+// pass streams one model call through the marker parser and the memory
+// scrubber (which takes out any echo of the prompt's memory block). It
+// returns the query when the model asked to search (and searching is
+// allowed), by marker or by a search_history call (then call is set), and
+// the text it released.
+func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, memory string, fn func(Event) error, tr *Trace, round int) (query string, call llm.ToolCall, text string, err error) {
 	parser := search.NewParser()
+	scrub := mnemos.NewScrubber(memory)
 	var out strings.Builder
+	release := func(text string) error {
+		if text == "" {
+			return nil
+		}
+		out.WriteString(text)
+		return fn(Event{Text: text})
+	}
+	defer func() {
+		if scrub.Scrubbed() {
+			e.log.InfoContext(ctx, "the model echoed its memory block; the echo was taken out of the reply", "turn", tr.ID)
+		}
+	}()
 	emit := func(pieces []search.Piece) error {
 		for _, p := range pieces {
 			if p.Query != "" {
@@ -145,8 +163,7 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn fu
 			if query != "" || p.Text == "" {
 				continue
 			}
-			out.WriteString(p.Text)
-			if err := fn(Event{Text: p.Text}); err != nil {
+			if err := release(scrub.Feed(p.Text)); err != nil {
 				return err
 			}
 		}
@@ -170,12 +187,18 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, fn fu
 		tr.Model = res.Model
 	}
 	if errors.Is(err, errMarker) {
+		if err := release(scrub.Flush()); err != nil {
+			return "", llm.ToolCall{}, out.String(), err
+		}
 		return query, llm.ToolCall{}, out.String(), nil
 	}
 	if err != nil {
 		return "", llm.ToolCall{}, out.String(), err
 	}
 	if err := emit(parser.Flush()); err != nil && !errors.Is(err, errMarker) {
+		return "", llm.ToolCall{}, out.String(), err
+	}
+	if err := release(scrub.Flush()); err != nil {
 		return "", llm.ToolCall{}, out.String(), err
 	}
 	if query == "" && allow {

@@ -7,6 +7,7 @@ import (
 
 	"yakor/history"
 	"yakor/llm"
+	"yakor/mnemos"
 )
 
 //go:embed system_prompt.txt
@@ -18,6 +19,7 @@ const (
 	LayerSystem  = "system"
 	LayerAnchors = "anchors"
 	LayerWindow  = "window"
+	LayerMemory  = "memory" // long-term memory recalled for the message
 	LayerMessage = "message"
 	LayerFound   = "found" // the hits of the model's searches, in later passes
 )
@@ -30,6 +32,8 @@ type Layer struct {
 	Items      int     `json:"items"`          // messages (or entries) it holds
 	MessageIDs []int64 `json:"message_ids"`    // the thread's messages it holds
 	Text       string  `json:"text,omitempty"` // the layer as the model sees it
+	// Entries are the long-term memory entries of the memory layer.
+	Entries []mnemos.Recalled `json:"entries,omitempty"`
 }
 
 // Prompt is an assembled prompt: its layers and the messages sent to the model.
@@ -54,10 +58,12 @@ type anchorLayer struct {
 }
 
 // assemble builds the prompt from the system prompt, the anchors block, the
-// window and the user's message (empty for a preview of the next turn). The
-// anchors block joins the system message: it changes less often than the
-// window, so the model server's prefix cache keeps the system prompt.
-func assemble(system string, anchors anchorLayer, window []history.Message, windowBudget int, message string) Prompt {
+// window, the recalled long-term memory and the user's message (empty for a
+// preview of the next turn). The anchors block joins the system message: it
+// changes less often than the window, so the model server's prefix cache
+// keeps the system prompt. The memory, retrieved for this one message, goes
+// last, as a system message right before it.
+func assemble(system string, anchors anchorLayer, window []history.Message, windowBudget int, memory mnemos.Recall, memoryBudget int, message string) Prompt {
 	var p Prompt
 	p.Layers = append(p.Layers, Layer{Name: LayerSystem, Chars: utf8.RuneCountInString(system), Items: 1, Text: system})
 	head := system
@@ -85,6 +91,12 @@ func assemble(system string, anchors anchorLayer, window []history.Message, wind
 	}
 	w.Text = text.String()
 	p.Layers = append(p.Layers, w)
+
+	mem := Layer{Name: LayerMemory, Chars: utf8.RuneCountInString(memory.Text), Budget: memoryBudget, Items: len(memory.Entries), Entries: memory.Entries, Text: memory.Text}
+	if memory.Text != "" {
+		p.Messages = append(p.Messages, llm.Message{Role: "system", Content: memory.Text})
+	}
+	p.Layers = append(p.Layers, mem)
 
 	msg := Layer{Name: LayerMessage, Chars: utf8.RuneCountInString(message), Text: message}
 	if message != "" {

@@ -13,6 +13,7 @@ import (
 	"yakor"
 	"yakor/anchors"
 	"yakor/history"
+	"yakor/mnemos"
 	"yakor/postgres"
 )
 
@@ -40,9 +41,14 @@ type Trace struct {
 	Searches       []SearchTrace      `json:"searches"`
 	// Anchors are the anchoring decisions taken for the turn's messages
 	// (read when the trace is shown: by default they are taken after it).
-	Anchors    []anchors.DecisionRecord `json:"anchors"`
-	CreatedAt  time.Time                `json:"created_at"`
-	FinishedAt *time.Time               `json:"finished_at,omitempty"`
+	Anchors []anchors.DecisionRecord `json:"anchors"`
+	// Grades are the reply's grades, the user's first (read when the trace
+	// is shown: grading runs after the reply).
+	Grades []mnemos.Grade `json:"grades"`
+	// MemoryError says why long-term memory was left out of the prompt.
+	MemoryError string     `json:"memory_error,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
 }
 
 const traceColumns = `id::text, thread_id::text, user_message_id, coalesce(reply_message_id, 0), status, error,
@@ -189,6 +195,14 @@ func (e *Engine) FindTrace(ctx context.Context, scope yakor.Scope, id string) (T
 			return Trace{}, err
 		}
 		t.Anchors = append(t.Anchors, d...)
+	}
+	t.Grades = []mnemos.Grade{}
+	if e.memory != nil && t.ReplyMessageID != 0 {
+		g, err := e.memory.Grades(ctx, scope, t.ReplyMessageID)
+		if err != nil {
+			return Trace{}, err
+		}
+		t.Grades = append(t.Grades, g...)
 	}
 	return t, nil
 }

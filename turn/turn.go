@@ -19,6 +19,7 @@ import (
 	"yakor/anchors"
 	"yakor/history"
 	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -62,7 +63,22 @@ type Anchors interface {
 
 // Jobs enqueues post-turn work inside the transaction that stores the reply.
 type Jobs interface {
-	EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) error
+	EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a AfterTurn) error
+}
+
+// AfterTurn is the work a stored turn leaves to the job queue.
+type AfterTurn struct {
+	UserMessageID int64
+	ReplyID       int64
+	// Anchor asks to anchor the thread up to the reply.
+	Anchor bool
+}
+
+// Memory is long-term memory: what a message calls up, and the grades of
+// replies.
+type Memory interface {
+	Recall(ctx context.Context, scope yakor.Scope, message, lang string) (mnemos.Recall, error)
+	Grades(ctx context.Context, scope yakor.Scope, replyID int64) ([]mnemos.Grade, error)
 }
 
 func (c *Config) defaults() {
@@ -95,11 +111,14 @@ type Engine struct {
 	history  *history.Store
 	searcher Searcher
 	anchors  Anchors // nil: no anchors layer
+	memory   Memory  // nil: no long-term memory layer
 	jobs     Jobs    // nil: nothing enqueued
 	model    Model
 	cfg      Config
-	log      *slog.Logger
-	metrics  *Metrics
+	// memoryBudget is the memory layer's budget, shown in traces.
+	memoryBudget int
+	log          *slog.Logger
+	metrics      *Metrics
 }
 
 // NewEngine returns an Engine. metrics may be nil.
@@ -108,10 +127,29 @@ func NewEngine(pool *pgxpool.Pool, model Model, cfg Config, log *slog.Logger, me
 	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics}
 }
 
-// WithAnchors adds the anchors layer: anchors keeps them, jobs (when set)
-// receives the post-turn anchoring job.
-func (e *Engine) WithAnchors(a Anchors, jobs Jobs) *Engine {
-	e.anchors, e.jobs = a, jobs
+// WithAnchors adds the anchors layer: anchors keeps them.
+func (e *Engine) WithAnchors(a Anchors) *Engine {
+	e.anchors = a
+	return e
+}
+
+// WithMemory adds the long-term memory layer; memoryBudget is its size in
+// characters, for the trace.
+func (e *Engine) WithMemory(m Memory, memoryBudget int) *Engine {
+	e.memory, e.memoryBudget = m, memoryBudget
+	return e
+}
+
+// WithSearcher replaces the history searcher (e.g. with one that has a
+// semantic leg).
+func (e *Engine) WithSearcher(s Searcher) *Engine {
+	e.searcher = s
+	return e
+}
+
+// WithJobs hands post-turn work (anchoring, grading, embedding) to jobs.
+func (e *Engine) WithJobs(j Jobs) *Engine {
+	e.jobs = j
 	return e
 }
 
@@ -180,7 +218,8 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
-	prompt := assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, userMsg.Content)
+	memory := e.recall(ctx, scope, userMsg.Content, lang, &tr)
+	prompt := assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, memory, e.memoryBudget, userMsg.Content)
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
@@ -188,7 +227,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if len(window) > 0 {
 		beforeID = window[0].ID
 	}
-	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, beforeID, &tr, fn)
+	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, beforeID, memory.Text, &tr, fn)
 	if found.Items > 0 || len(tr.Searches) > 0 {
 		tr.Layers = append(tr.Layers, found)
 		tr.PromptChars += found.Chars
@@ -211,8 +250,9 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		if err != nil {
 			return err
 		}
-		if e.jobs != nil && e.anchors != nil && e.cfg.AnchorMode != AnchorOff {
-			if err := e.jobs.EnqueueAnchors(wctx, tx, scope, reply.ID); err != nil {
+		if e.jobs != nil {
+			a := AfterTurn{UserMessageID: userMsg.ID, ReplyID: reply.ID, Anchor: e.anchors != nil && e.cfg.AnchorMode != AnchorOff}
+			if err := e.jobs.EnqueueAfterTurn(wctx, tx, scope, a); err != nil {
 				return err
 			}
 		}
@@ -305,7 +345,27 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if err != nil {
 		return Prompt{}, err
 	}
-	return assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, ""), nil
+	return assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, mnemos.Recall{}, e.memoryBudget, ""), nil
+}
+
+// recall calls up the long-term memory for message. Memory helps a turn but
+// is not needed for one: when it fails (an embedding server down), the turn
+// goes on without it, and the trace says why.
+func (e *Engine) recall(ctx context.Context, scope yakor.Scope, message, lang string, tr *Trace) mnemos.Recall {
+	if e.memory == nil {
+		return mnemos.Recall{}
+	}
+	r, err := e.memory.Recall(ctx, scope, message, lang)
+	tr.Timings["memory_recall"] = ms(r.Took)
+	if err != nil {
+		tr.MemoryError = yakor.ErrorMessage(err)
+		if yakor.ErrorCode(err) == yakor.EINTERNAL {
+			tr.MemoryError = err.Error()
+		}
+		e.log.WarnContext(ctx, "long-term memory left out of the prompt", "thread", scope.ThreadID, "err", err)
+		return mnemos.Recall{}
+	}
+	return r
 }
 
 // anchorBlock is the anchors layer's text and size.

@@ -16,44 +16,74 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"yakor"
 	"yakor/account"
 	"yakor/anchors"
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/postgres/pgtest"
 	"yakor/search"
+	"yakor/sufler"
 	"yakor/turn"
 	"yakor/web"
 )
 
-// stack is a real server (router, engine, stores) on a fresh database.
+// stack is a real server (router, engine, stores, job queue) on a fresh
+// database, built as yakor serve builds it.
 type stack struct {
 	*httptest.Server
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	scope yakor.Scope // the caller every request acts as
 }
 
 func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
 	tb.Helper()
-	return mustStackHelper(tb, model, nil, cfg)
+	return newStack(tb, stackOptions{model: model, cfg: cfg})
 }
 
 // mustStackHelper is mustStack with a helper model for the anchors.
 func mustStackHelper(tb testing.TB, model turn.Model, helper anchors.Completer, cfg turn.Config) *stack {
 	tb.Helper()
-	pool := pgtest.New(tb)
+	return newStack(tb, stackOptions{model: model, anchorHelper: helper, cfg: cfg})
+}
+
+type stackOptions struct {
+	model        turn.Model        // nil: offline
+	anchorHelper anchors.Completer // nil: the offline extractor
+	grader       sufler.Completer  // nil: the offline grader
+	cfg          turn.Config
+	memory       mnemos.Config
+	// pool shares another stack's database; scope then names the caller
+	// (e.g. a second tenant). Without them: a fresh database, the local user.
+	pool  *pgxpool.Pool
+	scope yakor.Scope
+}
+
+func newStack(tb testing.TB, o stackOptions) *stack {
+	tb.Helper()
 	ctx := context.Background()
-	local, err := account.NewStore(pool).EnsureLocal(ctx)
-	if err != nil {
-		tb.Fatal(err)
+	pool, scope := o.pool, o.scope
+	if pool == nil {
+		pool = pgtest.New(tb)
+		local, err := account.NewStore(pool).EnsureLocal(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		scope = local
 	}
-	if model == nil {
-		model = llm.NewOffline()
+	if o.model == nil {
+		o.model = llm.NewOffline()
 	}
 	reg := prometheus.NewRegistry()
 	log := pgtest.Logger(tb)
-	anchorSvc := anchors.NewService(pool, anchors.ServiceConfig{}, helper, log, reg)
-	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, anchorSvc)
+	anchorSvc := anchors.NewService(pool, anchors.ServiceConfig{}, o.anchorHelper, log, reg)
+	hist := history.NewStore(pool)
+	memory := mnemos.NewStore(pool, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
+	engine := turn.NewEngine(pool, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000)
+	grader := sufler.NewService(sufler.NewGrader(o.grader, ""), memory, hist, engine, log, reg)
+	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, jobs.Workers{Anchors: anchorSvc, Grader: grader})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,13 +92,13 @@ func mustStackHelper(tb testing.TB, model turn.Model, helper anchors.Completer, 
 	}
 	tb.Cleanup(func() { _ = queue.Stop(context.Background()) })
 	srv := web.NewServer(web.Deps{
-		Log: log, Turns: turn.NewEngine(pool, model, cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc, queue),
-		Threads: history.NewStore(pool), Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
-		Anchors: anchorSvc, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: local,
+		Log: log, Turns: engine.WithJobs(queue),
+		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
+		Anchors: anchorSvc, Memory: memory, Feedback: grader, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)
-	return &stack{Server: ts, pool: pool}
+	return &stack{Server: ts, pool: pool, scope: scope}
 }
 
 // do sends a request and decodes a JSON response into out (when not nil).

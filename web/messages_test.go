@@ -159,7 +159,7 @@ func TestContext(t *testing.T) {
 	if code := s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx); code != http.StatusOK {
 		t.Fatalf("context: %d", code)
 	}
-	if len(ctx.Layers) != 4 || ctx.Layers[0].Name != "system" || ctx.Layers[1].Name != "anchors" || ctx.Layers[2].Name != "window" || ctx.Layers[3].Name != "message" {
+	if len(ctx.Layers) != 5 || ctx.Layers[0].Name != "system" || ctx.Layers[1].Name != "anchors" || ctx.Layers[2].Name != "window" || ctx.Layers[3].Name != "memory" || ctx.Layers[4].Name != "message" {
 		t.Fatalf("layers: %+v", ctx.Layers)
 	}
 	sum := 0

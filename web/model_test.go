@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"yakor/mnemos"
 	"yakor/turn"
 )
 
@@ -20,7 +21,9 @@ type trace struct {
 	Layers         []struct {
 		Name  string
 		Chars int
+		Items int
 	}
+	Grades   []mnemos.Grade
 	Timings  map[string]float64 `json:"timings_ms"`
 	Searches []struct {
 		Query  string
@@ -83,7 +86,7 @@ func TestModelServer(t *testing.T) {
 		}
 		trs := s.turnsOf(t, thread)
 		tr := trs[len(trs)-1]
-		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 4 || tr.Timings["model"] <= 0 {
+		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 5 || tr.Timings["model"] <= 0 {
 			t.Fatalf("trace %+v", tr)
 		}
 	})

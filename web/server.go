@@ -58,6 +58,8 @@ type Deps struct {
 	Projects Projects
 	Searcher Searcher
 	Anchors  Anchors
+	Memory   Memory
+	Feedback Feedback
 	DB       Pinger
 	// Gatherer serves /metrics; Registerer takes the HTTP metrics.
 	Gatherer   prometheus.Gatherer
@@ -77,6 +79,8 @@ type Server struct {
 	projects     Projects
 	searcher     Searcher
 	anchors      Anchors
+	memory       Memory
+	feedback     Feedback
 	db           Pinger
 	local        yakor.Scope
 	maxBodyBytes int64
@@ -87,7 +91,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, db: d.DB,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -113,6 +117,7 @@ func NewServer(d Deps) *Server {
 	registerTurnRoutes(api, s)
 	registerSearchRoutes(api, s)
 	registerAnchorRoutes(api, s)
+	registerMemoryRoutes(api, s)
 	s.engine = e
 	return s
 }

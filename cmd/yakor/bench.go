@@ -135,12 +135,12 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	// The async mode's cost is the job's enqueueing; an enqueue-only queue
 	// leaves the jobs to no one, as a separate worker fleet would take them.
 	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{}, nil, log, nil)
-	queue, err := jobs.New(db.pool, jobs.Config{Workers: 0, Logger: log}, anchorSvc)
+	queue, err := jobs.New(db.pool, jobs.Config{Workers: 0, Logger: log}, jobs.Workers{Anchors: anchorSvc})
 	if err != nil {
 		return benchResult{}, err
 	}
 	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
-		WithAnchors(anchorSvc, queue)
+		WithAnchors(anchorSvc).WithJobs(queue)
 	if mode == turn.AnchorSync {
 		// The imported history is anchored first, as a thread that grew
 		// turn by turn would be; the turns then measure the steady state.

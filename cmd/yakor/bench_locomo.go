@@ -18,6 +18,8 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/history"
+	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -51,6 +53,8 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 	budget := fs.Int("budget", search.DefaultBudget, "search budget in characters for the budget configurations")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
+	semantic := fs.Bool("semantic", false, "also embed every message with the offline embedder and fuse the semantic leg into search")
+	minSim := fs.Float64("min-similarity", search.DefaultMinSimilarity, "with --semantic: the cosine similarity a neighbour needs to be ranked")
 	cfg, err := parseConfig(fs, args, getenv)
 	if err != nil {
 		return err
@@ -61,6 +65,9 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *window < 0 || *budget <= 0 {
 		return errors.New("bench locomo: --window must be at least 0 and --budget at least 1")
+	}
+	if *minSim <= -1 || *minSim > 1 || *minSim == 0 {
+		return errors.New("bench locomo: --min-similarity must be in (-1, 1] and not 0")
 	}
 	raw, err := os.ReadFile(*dataPath)
 	if err != nil {
@@ -92,16 +99,42 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
 	}()
 
+	searcher := search.NewSearcher(db.pool)
+	legs := []string{"keywords", "full text"}
+	var index *mnemos.MessageIndex
+	if *semantic {
+		space := mnemos.NewSpace(db.pool, llm.NewOffline(), log)
+		index = mnemos.NewMessageIndex(db.pool, space)
+		searcher = searcher.WithSemantic(index)
+		legs = append(legs, fmt.Sprintf("semantic (%s, %d nearest, min similarity %.2f)", space.Name(), search.SemanticCandidates, *minSim))
+	}
+
 	loadStart := time.Now()
+	var embedTook time.Duration
+	embedded := 0
 	threads := make([]locomoThread, len(convs))
 	for i, c := range convs {
 		if threads[i], err = locomoLoad(ctx, db, scope, c); err != nil {
 			return fmt.Errorf("bench locomo: load %s: %w", c.id, err)
 		}
 		fmt.Fprintf(stderr, "bench locomo: loaded %s: %d messages\n", c.id, len(c.msgs))
+		if index != nil {
+			start := time.Now()
+			n, err := index.EmbedThread(ctx, threads[i].scope, 0)
+			if err != nil {
+				return fmt.Errorf("bench locomo: embed %s: %w", c.id, err)
+			}
+			embedTook += time.Since(start)
+			embedded += n
+		}
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
 		return err
+	}
+	if index != nil {
+		if _, err := db.pool.Exec(ctx, `ANALYZE message_embeddings`); err != nil {
+			return err
+		}
 	}
 	loadTook := time.Since(loadStart)
 
@@ -109,7 +142,7 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 	var scores []locomoScore
 	for i, c := range convs {
 		start := time.Now()
-		got, err := locomoMeasure(ctx, db, threads[i], c, *window, *budget)
+		got, err := locomoMeasure(ctx, db, searcher, threads[i], c, *window, *budget, *minSim)
 		if err != nil {
 			return fmt.Errorf("bench locomo: %s: %w", c.id, err)
 		}
@@ -118,8 +151,9 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 
 	rep := locomoReport{
-		Data: *dataPath, WindowChars: *window, BudgetChars: *budget, Configs: locomoConfigs,
+		Data: *dataPath, WindowChars: *window, BudgetChars: *budget, Legs: legs, Configs: locomoConfigs,
 		Conversations: len(convs), LoadSeconds: loadTook.Seconds(), RunSeconds: time.Since(runStart).Seconds(),
+		Embedded: embedded, EmbedSeconds: embedTook.Seconds(),
 	}
 	for _, c := range convs {
 		rep.Messages += len(c.msgs)
@@ -131,8 +165,18 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 			rep.LeftOut++
 		}
 	}
+	var noShared []locomoScore
+	for _, s := range scores {
+		if s.noSharedKeyword {
+			noShared = append(noShared, s)
+		}
+	}
 	for _, r := range locomoRows {
-		rep.Rows = append(rep.Rows, locomoAggregate(r.name, r.categories, scores))
+		in := scores
+		if r.noSharedKeyword {
+			in = noShared
+		}
+		rep.Rows = append(rep.Rows, locomoAggregate(r.name, r.categories, in))
 	}
 	if err := locomoPrint(stdout, rep); err != nil {
 		return err
@@ -184,17 +228,18 @@ func locomoLoad(ctx context.Context, db *database, scope yakor.Scope, c locomoCo
 
 // locomoScore is one question's result.
 type locomoScore struct {
-	category int
-	leftOut  bool                    // no valid evidence: not measured
-	recall   [locomoNConfigs]float64 // per configuration
-	chars    [locomoNConfigs]int     // characters of hits added, per search configuration
-	latency  []float64               // ms, one per Search call
+	category        int
+	noSharedKeyword bool                    // no keyword of the question is in its evidence
+	leftOut         bool                    // no valid evidence: not measured
+	recall          [locomoNConfigs]float64 // per configuration
+	chars           [locomoNConfigs]int     // characters of hits added, per search configuration
+	latency         []float64               // ms, one per Search call
 }
 
 // locomoMeasure runs every question of a conversation through every
 // configuration. The window is the newest messages at the end of the
 // conversation, as a turn after the last message would load it.
-func locomoMeasure(ctx context.Context, db *database, th locomoThread, c locomoConv, window, budget int) ([]locomoScore, error) {
+func locomoMeasure(ctx context.Context, db *database, searcher *search.Searcher, th locomoThread, c locomoConv, window, budget int, minSim float64) ([]locomoScore, error) {
 	win, err := history.NewStore(db.pool).Window(ctx, th.scope, window, 0)
 	if err != nil {
 		return nil, err
@@ -207,7 +252,6 @@ func locomoMeasure(ctx context.Context, db *database, th locomoThread, c locomoC
 	if len(win) > 0 {
 		firstID = win[0].ID
 	}
-	searcher := search.NewSearcher(db.pool)
 	runs := []struct {
 		config int
 		opt    search.Options
@@ -220,7 +264,7 @@ func locomoMeasure(ctx context.Context, db *database, th locomoThread, c locomoC
 	}
 	scores := make([]locomoScore, 0, len(c.questions))
 	for _, q := range c.questions {
-		s := locomoScore{category: q.category, leftOut: len(q.evidence) == 0}
+		s := locomoScore{category: q.category, noSharedKeyword: q.noSharedKeyword, leftOut: len(q.evidence) == 0}
 		if s.leftOut {
 			scores = append(scores, s)
 			continue
@@ -231,8 +275,12 @@ func locomoMeasure(ctx context.Context, db *database, th locomoThread, c locomoC
 		}
 		s.recall[locomoWindow] = locomoRecall(evidence, inWindow)
 		for _, r := range runs {
+			r.opt.MinSimilarity = minSim
 			start := time.Now()
 			res, err := searcher.Search(ctx, th.scope, q.text, r.opt)
+			if err == nil {
+				err = res.SemanticErr // a benchmark does not go on without a leg
+			}
 			if err != nil {
 				return nil, fmt.Errorf("search %q: %w", q.text, err)
 			}
@@ -267,18 +315,22 @@ func locomoRecall(evidence []int64, found map[int64]bool) float64 {
 }
 
 // locomoRows are the table's rows: the categories, as the dataset's README
-// names them, and categories 1–4 together; category 5 (adversarial) last
-// and apart from the overall row.
+// names them, and categories 1–4 together; category 5 (adversarial) apart
+// from the overall row; last, the questions of categories 1–4 that share no
+// keyword with their evidence, which only meaning (or a neighbour) can
+// find.
 var locomoRows = []struct {
-	name       string
-	categories []int
+	name            string
+	categories      []int
+	noSharedKeyword bool // only the questions sharing no keyword with their evidence
 }{
-	{"1 multi-hop", []int{1}},
-	{"2 temporal", []int{2}},
-	{"3 open-domain", []int{3}},
-	{"4 single-hop", []int{4}},
-	{"1–4 overall", []int{1, 2, 3, 4}},
-	{"5 adversarial", []int{5}},
+	{"1 multi-hop", []int{1}, false},
+	{"2 temporal", []int{2}, false},
+	{"3 open-domain", []int{3}, false},
+	{"4 single-hop", []int{4}, false},
+	{"1–4 overall", []int{1, 2, 3, 4}, false},
+	{"5 adversarial", []int{5}, false},
+	{"1–4 no shared keyword", []int{1, 2, 3, 4}, true},
 }
 
 // locomoReport is the benchmark's result, printed and written as JSON.
@@ -286,6 +338,9 @@ type locomoReport struct {
 	Data            string      `json:"data"`
 	WindowChars     int         `json:"window_chars"`
 	BudgetChars     int         `json:"budget_chars"`
+	Legs            []string    `json:"legs"`                    // search's ranking legs
+	Embedded        int         `json:"embedded,omitempty"`      // messages embedded for the semantic leg
+	EmbedSeconds    float64     `json:"embed_seconds,omitempty"` // spent embedding them (part of load)
 	Conversations   int         `json:"conversations"`
 	Messages        int         `json:"messages"`
 	Questions       int         `json:"questions"`
@@ -356,8 +411,9 @@ func locomoAggregate(name string, categories []int, scores []locomoScore) locomo
 // locomoPrint writes the report as a Markdown table.
 func locomoPrint(w io.Writer, rep locomoReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "yakor bench locomo: evidence recall on LoCoMo (%d conversations, %d messages), window %d chars, search budget %d chars\n\n",
+	fmt.Fprintf(&b, "yakor bench locomo: evidence recall on LoCoMo (%d conversations, %d messages), window %d chars, search budget %d chars\n",
 		rep.Conversations, rep.Messages, rep.WindowChars, rep.BudgetChars)
+	fmt.Fprintf(&b, "search legs: %s\n\n", strings.Join(rep.Legs, ", "))
 	b.WriteString("| category | n |")
 	for _, c := range locomoConfigs {
 		b.WriteString(" " + c + " |")
@@ -383,7 +439,12 @@ func locomoPrint(w io.Writer, rep locomoReport) error {
 	}
 	fmt.Fprintf(&b, "\nquestions: %d, measured %d, left out %d (no valid evidence); evidence ids dropped: %d\n",
 		rep.Questions, rep.Questions-rep.LeftOut, rep.LeftOut, rep.DroppedEvidence)
-	fmt.Fprintf(&b, "load: %.2f s; questions: %.2f s\n", rep.LoadSeconds, rep.RunSeconds)
+	fmt.Fprintf(&b, "no shared keyword: no keyword of the question (as search makes them, speakers' names left out) is a substring of its evidence's folded text\n")
+	if rep.Embedded > 0 {
+		fmt.Fprintf(&b, "load: %.2f s, of which embedding %d messages: %.2f s; questions: %.2f s\n", rep.LoadSeconds, rep.Embedded, rep.EmbedSeconds, rep.RunSeconds)
+	} else {
+		fmt.Fprintf(&b, "load: %.2f s; questions: %.2f s\n", rep.LoadSeconds, rep.RunSeconds)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

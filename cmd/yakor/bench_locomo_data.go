@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"yakor/history"
+	"yakor/search"
 )
 
 // locomoSample is one conversation of locomo10.json with its questions; the
@@ -52,6 +53,10 @@ type locomoQuestion struct {
 	text     string
 	category int
 	evidence []int // indexes into locomoConv.msgs, no repeats
+	// noSharedKeyword: none of the question's keywords is in any of its
+	// evidence messages (see locomoSharesKeyword), so the lexical legs
+	// cannot find the evidence by itself.
+	noSharedKeyword bool
 }
 
 var locomoSessionKey = regexp.MustCompile(`^session_([0-9]+)$`)
@@ -116,6 +121,12 @@ func locomoPrepare(s locomoSample) (locomoConv, error) {
 			})
 		}
 	}
+	var authors []string
+	for _, m := range c.msgs {
+		if m.Author != "" && !slices.Contains(authors, m.Author) {
+			authors = append(authors, m.Author)
+		}
+	}
 	for _, q := range s.QA {
 		lq := locomoQuestion{text: q.Question, category: q.Category}
 		ids, malformed := locomoEvidence(q.Evidence)
@@ -130,9 +141,33 @@ func locomoPrepare(s locomoSample) (locomoConv, error) {
 				lq.evidence = append(lq.evidence, i)
 			}
 		}
+		if len(lq.evidence) > 0 {
+			texts := make([]string, len(lq.evidence))
+			for i, e := range lq.evidence {
+				texts[i] = c.msgs[e].Content
+			}
+			lq.noSharedKeyword = !locomoSharesKeyword(q.Question, texts, authors)
+		}
 		c.questions = append(c.questions, lq)
 	}
 	return c, nil
+}
+
+// locomoSharesKeyword reports whether one of the question's keywords, as
+// search makes them (the speakers' names left out), is in one of the
+// evidence texts, tested as the keyword leg tests it: the stem as a
+// substring of the folded text.
+func locomoSharesKeyword(question string, evidence, authors []string) bool {
+	kws := search.Keywords(question, authors)
+	for _, text := range evidence {
+		folded := search.Fold(text)
+		for _, k := range kws {
+			if strings.Contains(folded, k.Stem) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // locomoContent is a turn's message: its text, and the caption of the photo

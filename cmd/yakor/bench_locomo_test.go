@@ -135,7 +135,7 @@ const locomoFixture = `[{
   "qa": [
     {"question": "What instrument does Alice practise, the theremin?", "answer": "theremin", "evidence": ["D1:3"], "category": 4},
     {"question": "Which cities did Bob visit, Lisbon and Porto?", "answer": "Lisbon and Porto", "evidence": ["D1:4; D2:02"], "category": 1},
-    {"question": "When did Alice adopt a kitten?", "answer": 2023, "evidence": ["D:2:3", "D9:9"], "category": 2},
+    {"question": "When did Alice adopt a pet?", "answer": 2023, "evidence": ["D:2:3", "D9:9"], "category": 2},
     {"question": "What pet does Bob have?", "answer": "", "evidence": ["D"], "category": 3},
     {"question": "What did Bob say about the theremin?", "adversarial_answer": "He liked it", "evidence": ["D1:3"], "category": 5}
   ]
@@ -177,9 +177,48 @@ func TestLocomoPrepare(t *testing.T) {
 	if c.dropped != 2 { // "D" and the unknown D9:9
 		t.Errorf("dropped %d, want 2", c.dropped)
 	}
+	// Only "When did Alice adopt a pet?" shares no keyword with its
+	// evidence (the kitten photo); a question without evidence is not
+	// counted.
+	var noShared []bool
+	for _, q := range c.questions {
+		noShared = append(noShared, q.noSharedKeyword)
+	}
+	if diff := cmp.Diff([]bool{false, false, true, false, false}, noShared); diff != "" {
+		t.Errorf("no shared keyword (-want +got):\n%s", diff)
+	}
+}
+
+func TestLocomoSharesKeyword(t *testing.T) {
+	authors := []string{"Alice", "Bob"}
+	for _, tc := range []struct {
+		question string
+		evidence []string
+		want     bool
+	}{
+		{"What instrument does Alice practise?", []string{"Hi!", "I have been PRACTISING the theremin"}, true},
+		{"When did Alice adopt a pet?", []string{"Guess who joined our family! [shares a photo: a small grey kitten]"}, false},
+		{"Where does Alice live?", []string{"Alice is here, Bob"}, false}, // speakers' names are not keywords
+		{"What did the the of?", []string{"the the of"}, false},           // nor are stop words
+		{"Which café in Zürich?", []string{"we met at the CAFÉ"}, true},
+	} {
+		if got := locomoSharesKeyword(tc.question, tc.evidence, authors); got != tc.want {
+			t.Errorf("locomoSharesKeyword(%q, %q) = %v, want %v", tc.question, tc.evidence, got, tc.want)
+		}
+	}
 }
 
 func TestBenchLocomo(t *testing.T) {
+	for _, semantic := range []bool{false, true} {
+		name := "Lexical"
+		if semantic {
+			name = "Semantic"
+		}
+		t.Run(name, func(t *testing.T) { testBenchLocomo(t, semantic) })
+	}
+}
+
+func testBenchLocomo(t *testing.T, semantic bool) {
 	url, _ := pgtest.NewURL(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "locomo.json")
@@ -189,11 +228,16 @@ func TestBenchLocomo(t *testing.T) {
 	out := filepath.Join(dir, "out.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--data", data, "--database-url", url, "--window", "120", "--json", out}
+	legs := "search legs: keywords, full text\n"
+	if semantic {
+		args = append(args, "--semantic")
+		legs = "search legs: keywords, full text, semantic (offline:offline, 200 nearest, min similarity 0.20)\n"
+	}
 	if err := runBench(context.Background(), append([]string{"locomo"}, args...), &stdout, &stderr, func(string) string { return "" }); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	table := stdout.String()
-	for _, want := range []string{"| category | n |", "| 1 multi-hop | 1 |", "| 2 temporal | 1 |", "| 3 open-domain | 0 |", "| 4 single-hop | 1 |", "| 1–4 overall | 3 |", "| 5 adversarial | 1 |", "left out 1"} {
+	for _, want := range []string{legs, "| category | n |", "| 1 multi-hop | 1 |", "| 2 temporal | 1 |", "| 3 open-domain | 0 |", "| 4 single-hop | 1 |", "| 1–4 overall | 3 |", "| 5 adversarial | 1 |", "| 1–4 no shared keyword | 1 |", "left out 1"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -208,6 +252,9 @@ func TestBenchLocomo(t *testing.T) {
 	}
 	if rep.Questions != 5 || rep.LeftOut != 1 || rep.Messages != 8 || rep.DroppedEvidence != 2 || len(rep.Rows) != len(locomoRows) {
 		t.Fatalf("report: %+v", rep)
+	}
+	if wantLegs, wantEmbedded := map[bool]int{false: 2, true: 3}[semantic], map[bool]int{false: 0, true: 8}[semantic]; len(rep.Legs) != wantLegs || rep.Embedded != wantEmbedded {
+		t.Fatalf("legs %q, embedded %d; want %d legs, %d embedded", rep.Legs, rep.Embedded, wantLegs, wantEmbedded)
 	}
 	rows := map[string]locomoRow{}
 	for _, r := range rep.Rows {
@@ -234,8 +281,8 @@ func TestBenchLocomo(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	var n int
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("%d messages left (%v)", n, err)
+	if err := conn.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM message_embeddings)`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d messages and embeddings left (%v)", n, err)
 	}
 }
 

@@ -31,6 +31,11 @@ type Config struct {
 	AnchorThreshold int    // characters since the last anchor that set a new one
 	AnchorBudget    int    // characters of the prompt's anchors block
 	Workers         int    // post-turn jobs this instance runs at once
+	Grading         bool   // grade every reply after it is sent
+	MemoryBudget    int    // characters of the <memory-context> block; 0: no long-term memory in prompts
+	MemoryMinScore  float64
+	MemoryMerge     float64
+	SearchSemantic  bool // embed messages and fuse a semantic leg into history search
 
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
@@ -82,6 +87,16 @@ func settings() []setting {
 			return nil
 		}
 	}
+	fraction := func(name string, dst func(*Config) *float64) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 1 {
+				return fmt.Errorf("%s: %q is not a number above 0 and at most 1", name, v)
+			}
+			*dst(c) = f
+			return nil
+		}
+	}
 	dur := func(name string, dst func(*Config) *time.Duration) func(*Config, string) error {
 		return func(c *Config, v string) error {
 			d, err := time.ParseDuration(v)
@@ -106,7 +121,12 @@ func settings() []setting {
 		{"anchor-mode", "YAKOR_ANCHOR_MODE", "async", "when messages are anchored: async (a durable job after the reply), sync (before the answer) or off", str(func(c *Config) *string { return &c.AnchorMode })},
 		{"anchor-threshold", "YAKOR_ANCHOR_THRESHOLD", "3000", "characters since the last anchor after which a new one is set", num("anchor-threshold", func(c *Config) *int { return &c.AnchorThreshold })},
 		{"anchor-budget", "YAKOR_ANCHOR_BUDGET", "3000", "characters of the anchors block in every prompt", num("anchor-budget", func(c *Config) *int { return &c.AnchorBudget })},
-		{"workers", "YAKOR_WORKERS", "4", "post-turn jobs (anchoring) this instance runs at once; 0: enqueue only, another instance works the queue", num("workers", func(c *Config) *int { return &c.Workers })},
+		{"workers", "YAKOR_WORKERS", "4", "post-turn jobs (anchoring, grading, embedding) of each kind this instance runs at once; 0: enqueue only, another instance works the queue", num("workers", func(c *Config) *int { return &c.Workers })},
+		{"grading", "YAKOR_GRADING", "true", "grade every reply after it is sent (helper model, or the offline heuristics) and learn from the grades", boolean("grading", func(c *Config) *bool { return &c.Grading })},
+		{"memory-budget", "YAKOR_MEMORY_BUDGET", "3000", "characters of long-term memory (examples, notes, warnings) recalled into each prompt; 0 leaves it out", num("memory-budget", func(c *Config) *int { return &c.MemoryBudget })},
+		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "0.45", "lowest similarity (cosine, plus the topic boost) of an experience recalled into a prompt", fraction("memory-min-score", func(c *Config) *float64 { return &c.MemoryMinScore })},
+		{"memory-merge", "YAKOR_MEMORY_MERGE", "0.9", "cosine similarity at which a new experience merges into a stored one instead of adding a near-duplicate", fraction("memory-merge", func(c *Config) *float64 { return &c.MemoryMerge })},
+		{"search-semantic", "YAKOR_SEARCH_SEMANTIC", "false", "embed every message (a job after the turn) and fuse a nearest-neighbour leg into history search", boolean("search-semantic", func(c *Config) *bool { return &c.SearchSemantic })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "", "system prompt replacing the built-in one", str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", str(func(c *Config) *string { return &c.OpenAIBaseURL })},
 		{"openai-api-key", "OPENAI_API_KEY", "", "API key for the model server (prefer the environment variable: flags show in ps)", str(func(c *Config) *string { return &c.OpenAIAPIKey })},

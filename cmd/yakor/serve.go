@@ -18,7 +18,9 @@ import (
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/search"
+	"yakor/sufler"
 	"yakor/turn"
 	"yakor/web"
 )
@@ -57,7 +59,30 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{
 		Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
 	}, helperModel(cfg, log), log, reg)
-	queue, err := jobs.New(db.pool, jobs.Config{Workers: cfg.Workers, Logger: log}, anchorSvc)
+	hist := history.NewStore(db.pool)
+	space := mnemos.NewSpace(db.pool, embedModel(cfg, log), log)
+	memory := mnemos.NewStore(db.pool, space, mnemos.Config{
+		MergeThreshold: cfg.MemoryMerge,
+		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
+	}, log, reg)
+	engine := turn.NewEngine(db.pool, chat, turn.Config{
+		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
+		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
+		AnchorMode: cfg.AnchorMode,
+	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
+	grader := sufler.NewService(sufler.NewGrader(helperCompleter(cfg, log), cfg.Helper.Model), memory, hist, engine, log, reg)
+	searcher := search.NewSearcher(db.pool)
+	workers := jobs.Workers{Anchors: anchorSvc}
+	if cfg.Grading {
+		workers.Grader = grader
+	}
+	if cfg.SearchSemantic {
+		index := mnemos.NewMessageIndex(db.pool, space)
+		workers.Messages = index
+		searcher = searcher.WithSemantic(index)
+		engine = engine.WithSearcher(searcher)
+	}
+	queue, err := jobs.New(db.pool, jobs.Config{Workers: cfg.Workers, Logger: log}, workers)
 	if err != nil {
 		return err
 	}
@@ -71,13 +96,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			log.Warn("jobs still running at shutdown were cut off; they run again at the next start", "err", err)
 		}
 	}()
-	engine := turn.NewEngine(db.pool, chat, turn.Config{
-		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
-		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
-		AnchorMode: cfg.AnchorMode,
-	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc, queue)
+	engine = engine.WithJobs(queue)
 	srv := web.NewServer(web.Deps{
-		Log: log, Turns: engine, Threads: history.NewStore(db.pool), Projects: account.NewStore(db.pool), Searcher: search.NewSearcher(db.pool), Anchors: anchorSvc, DB: db.pool,
+		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
+		Memory: memory, Feedback: grader, DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 	})
@@ -122,25 +144,51 @@ func searchRounds(n int) int {
 	return n
 }
 
-// helperModel builds the helper role's model; nil means the offline
-// extractors and graders, which need no model.
+// helperModel builds the helper role's model for the anchors; nil means
+// the offline extractor, which needs no model.
 func helperModel(cfg Config, log *slog.Logger) anchors.Completer {
+	if h := helperOpenAI(cfg, log); h != nil {
+		return h
+	}
+	return nil
+}
+
+// helperCompleter is helperModel for the grader; nil grades offline.
+func helperCompleter(cfg Config, log *slog.Logger) sufler.Completer {
+	if h := helperOpenAI(cfg, log); h != nil {
+		return h
+	}
+	return nil
+}
+
+// helperOpenAI is the helper role's model server, nil when it is offline.
+func helperOpenAI(cfg Config, log *slog.Logger) *llm.OpenAI {
 	if cfg.Helper.Provider != "openai" {
 		return nil
 	}
+	return openAIModel(cfg, cfg.Helper.Model, log)
+}
+
+// openAIModel is model on the configured OpenAI-compatible server.
+func openAIModel(cfg Config, model string, log *slog.Logger) *llm.OpenAI {
 	return llm.NewOpenAI(llm.OpenAIConfig{
-		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Helper.Model,
+		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: model,
 		Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Logger: log,
 	})
+}
+
+// embedModel builds the embed role's model.
+func embedModel(cfg Config, log *slog.Logger) mnemos.Embedder {
+	if cfg.Embed.Provider == "openai" {
+		return openAIModel(cfg, cfg.Embed.Model, log)
+	}
+	return llm.NewOffline()
 }
 
 // chatModel builds the chat role's model.
 func chatModel(cfg Config, log *slog.Logger) turn.Model {
 	if cfg.Chat.Provider == "openai" {
-		return llm.NewOpenAI(llm.OpenAIConfig{
-			BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Chat.Model,
-			Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Logger: log,
-		})
+		return openAIModel(cfg, cfg.Chat.Model, log)
 	}
 	return llm.NewOffline()
 }

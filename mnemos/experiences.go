@@ -1,0 +1,297 @@
+package mnemos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"yakor"
+	"yakor/history"
+	"yakor/postgres"
+)
+
+// Levels of experience.
+const (
+	L1 = 1 // answers graded >= 4: examples
+	L2 = 2 // research notes grouped by theme
+	L3 = 3 // answers graded <= 2: antipatterns
+)
+
+// Sources of an experience.
+const (
+	SourceModel    = "model"    // the grader
+	SourceUser     = "user"     // a user's thumbs up or down
+	SourceManual   = "manual"   // added through the API
+	SourceResearch = "research" // written by the research job
+)
+
+// Experience is one entry of a tenant's long-term memory.
+type Experience struct {
+	ID       int64  `json:"id"`
+	Level    int    `json:"level"`
+	Topic    string `json:"topic"`
+	Question string `json:"question"` // L2: the article's title
+	Answer   string `json:"answer"`   // L2: the study note
+	Reason   string `json:"reason"`   // why it was graded so; L3: what was wrong
+	Score    int    `json:"score,omitempty"`
+	Source   string `json:"source"`
+	URL      string `json:"url,omitempty"`
+	// Provenance: where it came from.
+	UserID            string  `json:"user_id,omitempty"`
+	ThreadID          string  `json:"thread_id,omitempty"`
+	QuestionMessageID int64   `json:"question_message_id,omitempty"`
+	ReplyMessageID    int64   `json:"reply_message_id,omitempty"`
+	SourceMessageIDs  []int64 `json:"source_message_ids"`
+	// Merged counts the near-duplicates merged into it.
+	Merged    int       `json:"merged"`
+	Model     string    `json:"embedding_model,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Limits of an experience's text.
+const (
+	MaxQuestionChars = 20_000
+	MaxAnswerChars   = 40_000
+	MaxTopicChars    = 300
+)
+
+// validate checks an experience given by a caller.
+func (x *Experience) validate() error {
+	if x.Level < L1 || x.Level > L3 {
+		return yakor.Errorf(yakor.EINVALID, "level must be 1, 2 or 3, not %d", x.Level)
+	}
+	x.Question, x.Answer, x.Topic = strings.TrimSpace(x.Question), strings.TrimSpace(x.Answer), strings.TrimSpace(x.Topic)
+	for _, f := range []struct {
+		name, text string
+		max        int
+		required   bool
+	}{
+		{"question", x.Question, MaxQuestionChars, true},
+		{"answer", x.Answer, MaxAnswerChars, true},
+		{"topic", x.Topic, MaxTopicChars, false},
+		{"reason", x.Reason, MaxTopicChars * 10, false},
+		{"url", x.URL, 2000, false},
+	} {
+		if f.required && f.text == "" {
+			return yakor.Errorf(yakor.EINVALID, "%s is empty", f.name)
+		}
+		if err := history.ValidText(f.name, f.text, f.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// embedText is what an experience is found by: a new message is compared
+// with past questions (L1, L3) or with a note's theme and title (L2).
+func embedText(x Experience) string {
+	if x.Level == L2 {
+		return x.Topic + "\n" + x.Question + "\n" + cut(x.Answer, 500)
+	}
+	return x.Question
+}
+
+// cut shortens s to n runes.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+const experienceColumns = `e.id, e.level, e.topic, e.question, e.answer, e.reason, coalesce(e.score, 0), e.source, e.url,
+coalesce(e.user_id::text, ''), coalesce(e.thread_id::text, ''), coalesce(e.question_message_id, 0), coalesce(e.reply_message_id, 0),
+e.source_message_ids, e.merged, coalesce(s.provider || ':' || s.model, ''), e.created_at, e.updated_at`
+
+func scanExperience(r pgx.CollectableRow) (Experience, error) {
+	var x Experience
+	err := r.Scan(&x.ID, &x.Level, &x.Topic, &x.Question, &x.Answer, &x.Reason, &x.Score, &x.Source, &x.URL,
+		&x.UserID, &x.ThreadID, &x.QuestionMessageID, &x.ReplyMessageID, &x.SourceMessageIDs, &x.Merged, &x.Model,
+		&x.CreatedAt, &x.UpdatedAt)
+	return x, err
+}
+
+// ExperienceFilter narrows Experiences.
+type ExperienceFilter struct {
+	Level  int   // 0: all levels
+	Limit  int   // 0: 100
+	Before int64 // only ids below it (paging); 0: from the newest
+}
+
+// Experiences lists a tenant's experiences, newest first.
+func (s *Store) Experiences(ctx context.Context, scope yakor.Scope, f ExperienceFilter) ([]Experience, error) {
+	if f.Level < 0 || f.Level > L3 {
+		return nil, yakor.Errorf(yakor.EINVALID, "level must be 1, 2 or 3")
+	}
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
+WHERE e.tenant_id = $1 AND ($2 = 0 OR e.level = $2) AND ($3 = 0 OR e.id < $3)
+ORDER BY e.id DESC LIMIT $4`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, f.Level, f.Before, f.Limit)
+	if err != nil {
+		return nil, postgres.Wrap("list experiences", err)
+	}
+	xs, err := pgx.CollectRows(rows, scanExperience)
+	if err != nil {
+		return nil, postgres.Wrap("list experiences", err)
+	}
+	return xs, nil
+}
+
+// Experience returns one of a tenant's experiences.
+func (s *Store) Experience(ctx context.Context, scope yakor.Scope, id int64) (Experience, error) {
+	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
+WHERE e.tenant_id = $1 AND e.id = $2`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, id)
+	if err != nil {
+		return Experience{}, postgres.Wrap("find experience", err)
+	}
+	x, err := pgx.CollectExactlyOneRow(rows, scanExperience)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Experience{}, yakor.Errorf(yakor.ENOTFOUND, "experience %d not found", id)
+	}
+	if err != nil {
+		return Experience{}, postgres.Wrap("find experience", err)
+	}
+	return x, nil
+}
+
+// DeleteExperience deletes one of a tenant's experiences.
+func (s *Store) DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error {
+	tag, err := s.db.Exec(ctx, `DELETE FROM experiences WHERE tenant_id = $1 AND id = $2`, scope.TenantID, id)
+	if err != nil {
+		return postgres.Wrap("delete experience", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return yakor.Errorf(yakor.ENOTFOUND, "experience %d not found", id)
+	}
+	return nil
+}
+
+// AddExperience stores an experience written by hand (SourceManual) or by
+// the research job (SourceResearch). A near-duplicate of an entry of the
+// same level is merged into it: the returned experience is that entry.
+func (s *Store) AddExperience(ctx context.Context, scope yakor.Scope, x Experience) (Experience, bool, error) {
+	if x.Source == "" {
+		x.Source = SourceManual
+	}
+	if x.Source != SourceManual && x.Source != SourceResearch {
+		return Experience{}, false, yakor.Errorf(yakor.EINVALID, "source must be manual or research")
+	}
+	if err := x.validate(); err != nil {
+		return Experience{}, false, err
+	}
+	space, vec, err := s.space.EmbedOne(ctx, embedText(x))
+	if err != nil {
+		return Experience{}, false, err
+	}
+	var id int64
+	var merged bool
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		id, merged, err = s.insert(ctx, tx, scope, x, space, vec)
+		return err
+	})
+	if err != nil {
+		return Experience{}, false, postgres.Wrap("add experience", err)
+	}
+	out, err := s.Experience(ctx, scope, id)
+	return out, merged, err
+}
+
+// insert stores x or merges it into a near-duplicate of the same level and
+// space (cosine similarity at least the merge threshold), under a lock per
+// tenant and level so two concurrent writers cannot both add one. It
+// returns the row's id and whether it merged.
+func (s *Store) insert(ctx context.Context, tx pgx.Tx, scope yakor.Scope, x Experience, space int32, vec pgvector.Vector) (int64, bool, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::int, 7418532))`, scope.TenantID, x.Level); err != nil {
+		return 0, false, err
+	}
+	var replies []int64
+	if x.ReplyMessageID != 0 {
+		replies = []int64{x.ReplyMessageID}
+	}
+	dup, ok, err := s.nearest(ctx, tx, scope.TenantID, x.Level, space, vec)
+	if err != nil {
+		return 0, false, err
+	}
+	if ok && dup.similarity >= s.cfg.MergeThreshold {
+		const q = `UPDATE experiences SET merged = merged + 1, updated_at = now(),
+    source_message_ids = source_message_ids || $3::bigint[],
+    score = CASE WHEN $4::smallint IS NULL THEN score WHEN score IS NULL THEN $4 WHEN $5 = 3 THEN least(score, $4) ELSE greatest(score, $4) END
+WHERE tenant_id = $1 AND id = $2`
+		if _, err := tx.Exec(ctx, q, scope.TenantID, dup.id, replies, nullScore(x.Score), x.Level); err != nil {
+			return 0, false, err
+		}
+		s.metrics.merged(x.Level)
+		return dup.id, true, nil
+	}
+	const q = `INSERT INTO experiences (tenant_id, level, topic, question, answer, reason, score, source, url,
+    user_id, thread_id, question_message_id, reply_message_id, source_message_ids, space_id, embedding)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nullif($10, '')::uuid, nullif($11, '')::uuid, nullif($12, 0), nullif($13, 0), $14, $15, $16)
+RETURNING id`
+	var id int64
+	err = tx.QueryRow(ctx, q, scope.TenantID, x.Level, x.Topic, x.Question, x.Answer, x.Reason, nullScore(x.Score), x.Source, x.URL,
+		x.UserID, x.ThreadID, x.QuestionMessageID, x.ReplyMessageID, coalesceIDs(replies), space, vec).Scan(&id)
+	if err != nil {
+		return 0, false, err
+	}
+	s.metrics.wrote(x.Level)
+	return id, false, nil
+}
+
+type neighbour struct {
+	id         int64
+	similarity float64
+}
+
+// nearest finds the entry of level nearest to vec in the tenant's space.
+func (s *Store) nearest(ctx context.Context, db DB, tenant string, level int, space int32, vec pgvector.Vector) (neighbour, bool, error) {
+	rows, err := db.Query(ctx, neighboursSQL(space, len(vec.Slice()), level), tenant, vec, 1)
+	if err != nil {
+		return neighbour{}, false, err
+	}
+	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (neighbour, error) {
+		var n neighbour
+		return n, r.Scan(&n.id, &n.similarity)
+	})
+	if err != nil || len(ns) == 0 {
+		return neighbour{}, false, err
+	}
+	return ns[0], true, nil
+}
+
+// neighboursSQL finds a tenant's entries of one level nearest to a vector:
+// $1 tenant, $2 vector, $3 rows. The space, dimension and level are
+// literals so that the planner can use the space's partial HNSW index for
+// the level (see buildIndexes); all three are integers of this package's.
+func neighboursSQL(space int32, dims, level int) string {
+	return fmt.Sprintf(`SELECT id, 1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
+FROM experiences
+WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
+ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
+LIMIT $3`, space, dims, level)
+}
+
+func nullScore(n int) *int16 {
+	if n == 0 {
+		return nil
+	}
+	v := int16(n)
+	return &v
+}
+
+func coalesceIDs(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}

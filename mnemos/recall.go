@@ -1,0 +1,237 @@
+package mnemos
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/anchors"
+	"yakor/postgres"
+)
+
+// RecallConfig tunes the few-shot block of each prompt.
+type RecallConfig struct {
+	Budget   int // characters of the whole block; default 3,000
+	Examples int // L1 entries at most; default 3
+	Notes    int // L2 entries at most; default 2
+	Warnings int // L3 entries at most; default 2
+	// MinSimilarity is the lowest score (cosine similarity plus the topic
+	// boost) an entry needs to be shown; default 0.45.
+	MinSimilarity float64
+	// TopicBoost is added to an entry's score in proportion to how well its
+	// topic matches the message's; default 0.15.
+	TopicBoost float64
+	Off        bool // no block at all
+}
+
+func (c *RecallConfig) defaults() {
+	if c.Budget <= 0 {
+		c.Budget = 3000
+	}
+	if c.Examples <= 0 {
+		c.Examples = 3
+	}
+	if c.Notes <= 0 {
+		c.Notes = 2
+	}
+	if c.Warnings <= 0 {
+		c.Warnings = 2
+	}
+	if c.MinSimilarity <= 0 {
+		c.MinSimilarity = 0.45
+	}
+	if c.TopicBoost <= 0 {
+		c.TopicBoost = 0.15
+	}
+}
+
+// Recall is the memory a message called up.
+type Recall struct {
+	// Text is the fenced block for the prompt, "" when nothing matched.
+	Text    string
+	Entries []Recalled
+	Took    time.Duration
+}
+
+// Recalled is one experience in a recall, with its score.
+type Recalled struct {
+	ID    int64   `json:"id"`
+	Level int     `json:"level"`
+	Topic string  `json:"topic"`
+	Score float64 `json:"score"`
+}
+
+type candidate struct {
+	Experience
+	similarity, score float64
+}
+
+// Recall finds the tenant's experiences nearest in meaning to message,
+// boosted by topic match: the best examples (L1), notes (L2) and warnings
+// (L3), fenced in <memory-context> within the budget and marked
+// reference-only, in the conversation's language (lang "ru" or "en").
+func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang string) (Recall, error) {
+	start := time.Now()
+	cfg := s.cfg.Recall
+	if cfg.Off || strings.TrimSpace(message) == "" {
+		return Recall{}, nil
+	}
+	space, vec, err := s.space.EmbedOne(ctx, message)
+	if err != nil {
+		return Recall{}, fmt.Errorf("recall: %w", err)
+	}
+	limits := [4]int{0, cfg.Examples, cfg.Notes, cfg.Warnings}
+	batch := &pgx.Batch{}
+	for level := L1; level <= L3; level++ {
+		batch.Queue(recallSQL(space, len(vec.Slice()), level), scope.TenantID, vec, max(4*limits[level], 8))
+	}
+	br := s.db.SendBatch(ctx, batch)
+	defer br.Close()
+	topic := anchors.OfflineExtract(message, nil).Topic
+	sim := anchors.NewSimilarity()
+	var picked [4][]candidate
+	for level := L1; level <= L3; level++ {
+		rows, err := br.Query()
+		if err != nil {
+			return Recall{}, postgres.Wrap("recall", err)
+		}
+		cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (candidate, error) {
+			var c candidate
+			err := r.Scan(&c.ID, &c.Level, &c.Topic, &c.Question, &c.Answer, &c.Reason, &c.URL, &c.similarity)
+			return c, err
+		})
+		if err != nil {
+			return Recall{}, postgres.Wrap("recall", err)
+		}
+		for i := range cs {
+			cs[i].score = cs[i].similarity
+			if topic != "" && cs[i].Topic != "" {
+				cs[i].score += cfg.TopicBoost * sim(topic, cs[i].Topic)
+			}
+		}
+		cs = slices.DeleteFunc(cs, func(c candidate) bool { return c.score < cfg.MinSimilarity })
+		slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+		picked[level] = cs[:min(len(cs), limits[level])]
+	}
+	if err := br.Close(); err != nil {
+		return Recall{}, postgres.Wrap("recall", err)
+	}
+	r := render(picked, lang, cfg.Budget)
+	r.Took = time.Since(start)
+	return r, nil
+}
+
+// recallSQL reads a level's candidates nearest to a vector: $1 tenant, $2
+// vector, $3 rows. See neighboursSQL for why the integers are literals.
+func recallSQL(space int32, dims, level int) string {
+	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url,
+    1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
+FROM experiences
+WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
+ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
+LIMIT $3`, space, dims, level)
+}
+
+// recallWords are the block's fixed words in each language.
+type recallWords struct {
+	intro, example, note, warning, question, answer, wrong, why, source string
+}
+
+var wordsByLang = map[string]recallWords{
+	"en": {
+		intro:    "Reference only: notes from this assistant's past conversations, not part of the user's message. Use them if they help; do not quote or mention them.",
+		example:  "Good answer to a similar question",
+		note:     "Study note",
+		warning:  "Warning: an answer like this was wrong",
+		question: "Q", answer: "A", wrong: "Wrong answer", why: "Why", source: "Source",
+	},
+	"ru": {
+		intro:    "Только для справки: заметки из прошлых разговоров этого ассистента, не часть сообщения пользователя. Используй их, если они помогают; не цитируй и не упоминай их.",
+		example:  "Хороший ответ на похожий вопрос",
+		note:     "Учебная заметка",
+		warning:  "Предупреждение: такой ответ был ошибочным",
+		question: "В", answer: "О", wrong: "Ошибочный ответ", why: "Почему", source: "Источник",
+	},
+}
+
+// render lays the picked entries out within budget characters, examples
+// first; an entry that does not fit whole is shortened, and one that cannot
+// fit at all is left out.
+func render(picked [4][]candidate, lang string, budget int) Recall {
+	w, ok := wordsByLang[lang]
+	if !ok {
+		w = wordsByLang["en"]
+	}
+	head := FenceOpen + "\n" + w.intro + "\n"
+	tail := FenceClose
+	left := budget - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	var (
+		b   strings.Builder
+		out Recall
+	)
+	for level := L1; level <= L3; level++ {
+		for _, c := range picked[level] {
+			entry := renderEntry(c, w)
+			n := utf8.RuneCountInString(entry)
+			if n > left {
+				if left < 200 {
+					continue
+				}
+				entry = cut(entry, left-2) + "…\n"
+				n = utf8.RuneCountInString(entry)
+			}
+			b.WriteString(entry)
+			left -= n
+			out.Entries = append(out.Entries, Recalled{ID: c.ID, Level: c.Level, Topic: c.Topic, Score: c.score})
+		}
+	}
+	if len(out.Entries) == 0 {
+		return Recall{}
+	}
+	out.Text = head + b.String() + tail
+	return out
+}
+
+func renderEntry(c candidate, w recallWords) string {
+	var b strings.Builder
+	label := map[int]string{L1: w.example, L2: w.note, L3: w.warning}[c.Level]
+	b.WriteString("[" + label)
+	if c.Topic != "" {
+		b.WriteString(" · " + oneLine(c.Topic))
+	}
+	b.WriteString("]\n")
+	switch c.Level {
+	case L1:
+		fmt.Fprintf(&b, "%s: %s\n%s: %s\n", w.question, oneLine(cut(c.Question, 600)), w.answer, cut(strings.TrimSpace(defuse(c.Answer)), 1200))
+	case L2:
+		fmt.Fprintf(&b, "%s\n%s\n", oneLine(cut(c.Question, 300)), cut(strings.TrimSpace(defuse(c.Answer)), 1500))
+		if c.URL != "" {
+			fmt.Fprintf(&b, "%s: %s\n", w.source, oneLine(c.URL))
+		}
+	case L3:
+		fmt.Fprintf(&b, "%s: %s\n%s: %s\n", w.question, oneLine(cut(c.Question, 600)), w.wrong, oneLine(cut(c.Answer, 600)))
+		if c.Reason != "" {
+			fmt.Fprintf(&b, "%s: %s\n", w.why, oneLine(cut(c.Reason, 400)))
+		}
+	}
+	return b.String()
+}
+
+// oneLine collapses white space, so an entry's field cannot break the
+// block's layout (or close its fence on a line of its own).
+func oneLine(s string) string { return strings.Join(strings.Fields(defuse(s)), " ") }
+
+// fenceTag matches the block's own tags inside an entry's text.
+var fenceTag = regexp.MustCompile(`(?i)</?\s*memory-context\s*>`)
+
+// defuse takes the block's tags out of an entry's text, so that no stored
+// answer can close the fence early.
+func defuse(s string) string { return fenceTag.ReplaceAllString(s, "") }

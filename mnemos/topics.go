@@ -1,0 +1,218 @@
+package mnemos
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"yakor"
+	"yakor/anchors"
+	"yakor/history"
+	"yakor/postgres"
+)
+
+// Topic is a research topic: something the assistant should study.
+type Topic struct {
+	ID            int64      `json:"id"`
+	Topic         string     `json:"topic"`
+	Source        string     `json:"source"` // sufler, user or manual
+	Status        string     `json:"status"` // pending, running, done or failed
+	Attempts      int        `json:"attempts"`
+	LastError     string     `json:"last_error"`
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	// Fails counts the graded fails that point at it.
+	Fails     int       `json:"fails"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// topicMeaning is the cosine similarity of two topics' embeddings at or
+// above which they mean the same, whatever their wording.
+const topicMeaning = 0.8
+
+// addTopic returns the tenant's topic that means the same as topic (its
+// wording similar, or its embedding near), counting one more fail for it,
+// or adds topic. The caller holds a transaction.
+func (s *Store) addTopic(ctx context.Context, tx pgx.Tx, tenant, topic, source string, space int32, vec pgvector.Vector) (id int64, created bool, err error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7418534))`, tenant); err != nil {
+		return 0, false, err
+	}
+	const q = `SELECT id, topic, CASE WHEN space_id = $2 THEN 1 - (embedding <=> $3) ELSE 0 END
+FROM research_topics WHERE tenant_id = $1 ORDER BY id DESC LIMIT 500`
+	rows, err := tx.Query(ctx, q, tenant, space, vec)
+	if err != nil {
+		return 0, false, err
+	}
+	var (
+		match int64
+		best  float64
+	)
+	sim := anchors.NewSimilarity()
+	for rows.Next() {
+		var (
+			cand int64
+			text string
+			cos  float64
+		)
+		if err := rows.Scan(&cand, &text, &cos); err != nil {
+			return 0, false, err
+		}
+		score := max(cos, 0)
+		if cos < topicMeaning {
+			score = 0
+		}
+		if w := sim(topic, text); w >= s.cfg.TopicThreshold {
+			score = max(score, w)
+		}
+		if score > best {
+			match, best = cand, score
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, err
+	}
+	if match != 0 {
+		_, err := tx.Exec(ctx, `UPDATE research_topics SET fails = fails + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2`, tenant, match)
+		return match, false, err
+	}
+	const ins = `INSERT INTO research_topics (tenant_id, topic, source, fails, space_id, embedding)
+VALUES ($1, $2, $3, 1, $4, $5) RETURNING id`
+	err = tx.QueryRow(ctx, ins, tenant, topic, source, space, vec).Scan(&id)
+	return id, err == nil, err
+}
+
+// AddTopic adds a research topic by hand, or returns the one that means the
+// same (then created is false).
+func (s *Store) AddTopic(ctx context.Context, scope yakor.Scope, topic string) (Topic, bool, error) {
+	topic = strings.Join(strings.Fields(topic), " ")
+	if topic == "" {
+		return Topic{}, false, yakor.Errorf(yakor.EINVALID, "topic is empty")
+	}
+	if err := history.ValidText("topic", topic, MaxTopicChars); err != nil {
+		return Topic{}, false, err
+	}
+	space, vec, err := s.space.EmbedOne(ctx, topic)
+	if err != nil {
+		return Topic{}, false, err
+	}
+	var (
+		id      int64
+		created bool
+	)
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		id, created, err = s.addTopic(ctx, tx, scope.TenantID, topic, "manual", space, vec)
+		return err
+	})
+	if err != nil {
+		return Topic{}, false, postgres.Wrap("add research topic", err)
+	}
+	ts, err := s.topics(ctx, scope.TenantID, id, "", 1)
+	if err != nil || len(ts) == 0 {
+		return Topic{}, false, err
+	}
+	return ts[0], created, nil
+}
+
+// Topics lists a tenant's research topics, newest first; status "" means all.
+func (s *Store) Topics(ctx context.Context, scope yakor.Scope, status string) ([]Topic, error) {
+	switch status {
+	case "", "pending", "running", "done", "failed":
+	default:
+		return nil, yakor.Errorf(yakor.EINVALID, "status must be pending, running, done or failed")
+	}
+	return s.topics(ctx, scope.TenantID, 0, status, 500)
+}
+
+func (s *Store) topics(ctx context.Context, tenant string, id int64, status string, limit int) ([]Topic, error) {
+	const q = `SELECT id, topic, source, status, attempts, last_error,
+    CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END, fails, created_at, updated_at
+FROM research_topics WHERE tenant_id = $1 AND ($2 = 0 OR id = $2) AND ($3 = '' OR status = $3)
+ORDER BY id DESC LIMIT $4`
+	rows, err := s.db.Query(ctx, q, tenant, id, status, limit)
+	if err != nil {
+		return nil, postgres.Wrap("list research topics", err)
+	}
+	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Topic, error) {
+		var t Topic
+		err := r.Scan(&t.ID, &t.Topic, &t.Source, &t.Status, &t.Attempts, &t.LastError, &t.NextAttemptAt, &t.Fails, &t.CreatedAt, &t.UpdatedAt)
+		return t, err
+	})
+	if err != nil {
+		return nil, postgres.Wrap("list research topics", err)
+	}
+	return ts, nil
+}
+
+// Fail is an answer graded <= 2, kept for research.
+type Fail struct {
+	ID                int64     `json:"id"`
+	UserID            string    `json:"user_id"`
+	ThreadID          string    `json:"thread_id"`
+	QuestionMessageID int64     `json:"question_message_id,omitempty"`
+	ReplyMessageID    int64     `json:"reply_message_id"`
+	Question          string    `json:"question"`
+	Answer            string    `json:"answer"`
+	Score             int       `json:"score"`
+	Reason            string    `json:"reason"`
+	Source            string    `json:"source"`
+	TopicID           int64     `json:"topic_id,omitempty"`
+	Topic             string    `json:"topic"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// Fails lists a tenant's graded fails, newest first.
+func (s *Store) Fails(ctx context.Context, scope yakor.Scope, limit int) ([]Fail, error) {
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	const q = `SELECT f.id, f.user_id::text, f.thread_id::text, coalesce(f.question_message_id, 0), f.reply_message_id,
+    f.question, f.answer, f.score, f.reason, f.source, coalesce(f.topic_id, 0), coalesce(t.topic, ''), f.created_at
+FROM research_sufler_fails f LEFT JOIN research_topics t ON t.tenant_id = f.tenant_id AND t.id = f.topic_id
+WHERE f.tenant_id = $1 ORDER BY f.id DESC LIMIT $2`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, limit)
+	if err != nil {
+		return nil, postgres.Wrap("list sufler fails", err)
+	}
+	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Fail, error) {
+		var f Fail
+		err := r.Scan(&f.ID, &f.UserID, &f.ThreadID, &f.QuestionMessageID, &f.ReplyMessageID, &f.Question, &f.Answer,
+			&f.Score, &f.Reason, &f.Source, &f.TopicID, &f.Topic, &f.CreatedAt)
+		return f, err
+	})
+	if err != nil {
+		return nil, postgres.Wrap("list sufler fails", err)
+	}
+	return fs, nil
+}
+
+// Grade is a stored grade of a reply.
+type Grade struct {
+	Source        string    `json:"source"` // model or user
+	Score         int       `json:"score"`
+	Reason        string    `json:"reason"`
+	ResearchTopic string    `json:"research_topic,omitempty"`
+	Grader        string    `json:"grader"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// Grades returns the grades of a tenant's reply, the user's first.
+func (s *Store) Grades(ctx context.Context, scope yakor.Scope, replyID int64) ([]Grade, error) {
+	const q = `SELECT source, score, reason, research_topic, grader, updated_at FROM grades
+WHERE tenant_id = $1 AND message_id = $2 ORDER BY source = 'user' DESC`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, replyID)
+	if err != nil {
+		return nil, postgres.Wrap("find grades", err)
+	}
+	gs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Grade, error) {
+		var g Grade
+		err := r.Scan(&g.Source, &g.Score, &g.Reason, &g.ResearchTopic, &g.Grader, &g.UpdatedAt)
+		return g, err
+	})
+	if err != nil {
+		return nil, postgres.Wrap("find grades", err)
+	}
+	return gs, nil
+}

@@ -1,0 +1,221 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"yakor"
+	"yakor/mnemos"
+	"yakor/sufler"
+)
+
+// Memory is a tenant's long-term memory: experiences, research topics and
+// the grader's fails.
+type Memory interface {
+	Experiences(ctx context.Context, scope yakor.Scope, f mnemos.ExperienceFilter) ([]mnemos.Experience, error)
+	Experience(ctx context.Context, scope yakor.Scope, id int64) (mnemos.Experience, error)
+	AddExperience(ctx context.Context, scope yakor.Scope, x mnemos.Experience) (mnemos.Experience, bool, error)
+	DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error
+	Topics(ctx context.Context, scope yakor.Scope, status string) ([]mnemos.Topic, error)
+	AddTopic(ctx context.Context, scope yakor.Scope, topic string) (mnemos.Topic, bool, error)
+	Fails(ctx context.Context, scope yakor.Scope, limit int) ([]mnemos.Fail, error)
+}
+
+// Feedback takes a user's thumbs up or down on a reply.
+type Feedback interface {
+	Feedback(ctx context.Context, scope yakor.Scope, messageID int64, f sufler.Feedback) (sufler.FeedbackResult, error)
+}
+
+func registerMemoryRoutes(g *gin.RouterGroup, s *Server) {
+	g.GET("/experiences", s.handleExperienceIndex)
+	g.POST("/experiences", s.handleExperienceCreate)
+	g.GET("/experiences/:id", s.handleExperienceShow)
+	g.DELETE("/experiences/:id", s.handleExperienceDelete)
+	g.GET("/research/topics", s.handleTopicIndex)
+	g.POST("/research/topics", s.handleTopicCreate)
+	g.GET("/research/fails", s.handleFailIndex)
+	g.POST("/messages/:id/feedback", s.handleFeedback)
+}
+
+// intQuery reads an optional whole-number query parameter.
+func intQuery(c *gin.Context, name string) (int, error) {
+	v := c.Query(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, yakor.Errorf(yakor.EINVALID, "%s must be a non-negative whole number, not %q", name, v)
+	}
+	return n, nil
+}
+
+func pathID(c *gin.Context, what string) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, yakor.Errorf(yakor.ENOTFOUND, "%s %q not found", what, c.Param("id"))
+	}
+	return id, nil
+}
+
+// handleExperienceIndex lists experiences: ?level=1|2|3, ?limit=, ?before=
+// (an id, for the next page).
+func (s *Server) handleExperienceIndex(c *gin.Context) {
+	var f mnemos.ExperienceFilter
+	var err error
+	if f.Level, err = intQuery(c, "level"); err == nil {
+		if f.Limit, err = intQuery(c, "limit"); err == nil {
+			var before int
+			before, err = intQuery(c, "before")
+			f.Before = int64(before)
+		}
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	xs, err := s.memory.Experiences(c.Request.Context(), scopeOf(c), f)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"experiences": xs})
+}
+
+func (s *Server) handleExperienceShow(c *gin.Context) {
+	id, err := pathID(c, "experience")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	x, err := s.memory.Experience(c.Request.Context(), scopeOf(c), id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, x)
+}
+
+// experienceCreate adds an entry by hand: a research note (level 2, the
+// default) or an example or warning.
+type experienceCreate struct {
+	Level    *int   `json:"level"`
+	Topic    string `json:"topic"`
+	Title    string `json:"title"` // level 2: the article's title (or question)
+	Question string `json:"question"`
+	Note     string `json:"note"` // level 2: the study note (or answer)
+	Answer   string `json:"answer"`
+	Reason   string `json:"reason"`
+	URL      string `json:"url"`
+}
+
+func (s *Server) handleExperienceCreate(c *gin.Context) {
+	var in experienceCreate
+	if err := s.decode(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	x := mnemos.Experience{Level: mnemos.L2, Topic: in.Topic, Question: in.Question, Answer: in.Answer, Reason: in.Reason, URL: in.URL, Source: mnemos.SourceManual}
+	if in.Level != nil {
+		x.Level = *in.Level
+	}
+	if x.Question == "" {
+		x.Question = in.Title
+	}
+	if x.Answer == "" {
+		x.Answer = in.Note
+	}
+	out, merged, err := s.memory.AddExperience(c.Request.Context(), scopeOf(c), x)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	status := http.StatusCreated
+	if merged {
+		status = http.StatusOK
+	}
+	c.JSON(status, gin.H{"experience": out, "merged": merged})
+}
+
+func (s *Server) handleExperienceDelete(c *gin.Context) {
+	id, err := pathID(c, "experience")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.memory.DeleteExperience(c.Request.Context(), scopeOf(c), id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"deleted": gin.H{"experiences": 1}})
+}
+
+// handleTopicIndex lists research topics: ?status=pending|running|done|failed.
+func (s *Server) handleTopicIndex(c *gin.Context) {
+	ts, err := s.memory.Topics(c.Request.Context(), scopeOf(c), c.Query("status"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"topics": ts})
+}
+
+func (s *Server) handleTopicCreate(c *gin.Context) {
+	var in struct {
+		Topic string `json:"topic"`
+	}
+	if err := s.decode(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	t, created, err := s.memory.AddTopic(c.Request.Context(), scopeOf(c), in.Topic)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	status := http.StatusCreated
+	if !created {
+		status = http.StatusOK
+	}
+	c.JSON(status, gin.H{"topic": t, "created": created})
+}
+
+func (s *Server) handleFailIndex(c *gin.Context) {
+	limit, err := intQuery(c, "limit")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	fs, err := s.memory.Fails(c.Request.Context(), scopeOf(c), limit)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"fails": fs})
+}
+
+// handleFeedback takes {"thumb": "up"|"down", "comment"?} on a reply.
+func (s *Server) handleFeedback(c *gin.Context) {
+	id, err := pathID(c, "message")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var in struct {
+		Thumb   string `json:"thumb"`
+		Comment string `json:"comment"`
+	}
+	if err := s.decode(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	r, err := s.feedback.Feedback(c.Request.Context(), scopeOf(c), id, sufler.Feedback{Thumb: in.Thumb, Comment: in.Comment})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, r)
+}
