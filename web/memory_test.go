@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -189,6 +190,16 @@ func TestVATScenario(t *testing.T) {
 	trs := s.turnsOf(t, thread)
 	if g := trs[0].Grades; len(g) != 1 || g[0].Score != 2 || g[0].Grader != "helper-1" || g[0].Source != "model" {
 		t.Fatalf("grade in the first turn's trace: %+v", g)
+	}
+
+	metrics := s.metricsText(t)
+	for _, want := range []string{
+		`yakor_grades_total{score="2",source="model"} 1`, `yakor_grades_total{score="5",source="model"} 1`,
+		`yakor_experience_writes_total{level="1"} 1`, `yakor_experience_writes_total{level="3"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 
 	// A new thread of the same tenant: the similar question's prompt holds
@@ -419,4 +430,15 @@ func TestScrubEchoedMemory(t *testing.T) {
 	if streamed.String() != stored {
 		t.Fatalf("streamed %q, stored %q", streamed.String(), stored)
 	}
+}
+
+func (s *stack) metricsText(tb testing.TB) string {
+	tb.Helper()
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,20 @@ func TestParseConfig(t *testing.T) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.says)
 			}
 		})
+	}
+}
+
+// TestREADMESettings: every setting is documented in the README's settings
+// table with its flag and its environment variable.
+func TestREADMESettings(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range settings() {
+		row := "| `--" + s.flag + "` | `" + s.env + "` |"
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README's settings table has no row starting %s", row)
+		}
 	}
 }
