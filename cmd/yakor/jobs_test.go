@@ -17,9 +17,10 @@ type anchorsResp struct {
 	ProcessedThrough int64 `json:"processed_through"`
 }
 
-// TestQueuedJobsSurviveSIGKILL: anchoring jobs queued by one server (which
-// runs no workers), killed outright, are worked by the next server to
-// start, once each: no message anchored twice, no duplicate anchor.
+// TestQueuedJobsSurviveSIGKILL: anchoring and grading jobs queued by one
+// server (which runs no workers), killed outright, are worked by the next
+// server to start, once each: no message anchored twice, no duplicate
+// anchor, one grade per reply.
 func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 	dir, addr := dataDir(t), freeAddr(t)
 	s := startServer(t, dir, addr, "--workers", "0")
@@ -75,10 +76,19 @@ func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 			Anchors []struct {
 				MessageID int64 `json:"message_id"`
 			}
+			Grades []struct{ Source, Grader string }
 		}
 		s.call(t, "GET", "/api/v1/turns/"+id, "", &tr)
 		if len(tr.Anchors) != 2 {
 			t.Fatalf("turn %s: %d decisions, want one per message", id, len(tr.Anchors))
+		}
+		// The grading jobs queued before the kill ran too, once each.
+		for deadline := time.Now().Add(60 * time.Second); len(tr.Grades) == 0 && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			s.call(t, "GET", "/api/v1/turns/"+id, "", &tr)
+		}
+		if len(tr.Grades) != 1 || tr.Grades[0].Source != "model" || tr.Grades[0].Grader != "offline" {
+			t.Fatalf("turn %s: grades %+v, want one by the offline grader", id, tr.Grades)
 		}
 	}
 }
