@@ -69,6 +69,9 @@ type Config struct {
 	// queues).
 	Workers int
 	Logger  *slog.Logger
+	// ResearchSchedule runs the research job on a schedule (nil: only when
+	// asked).
+	ResearchSchedule Schedule
 }
 
 // Workers are the domain services the jobs call; a nil one's jobs are
@@ -77,13 +80,15 @@ type Workers struct {
 	Anchors  Anchorer
 	Grader   Grader
 	Messages MessageEmbedder
+	Research Researcher
 }
 
 // Client enqueues and works Yakor's jobs.
 type Client struct {
-	river   *river.Client[pgx.Tx]
-	working bool
-	w       Workers
+	river    *river.Client[pgx.Tx]
+	working  bool
+	w        Workers
+	schedule Schedule
 }
 
 // New builds a client on pool.
@@ -104,13 +109,24 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			river.AddWorker(workers, &embedWorker{messages: w.Messages})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
+		if w.Research != nil {
+			river.AddWorker(workers, &researchWorker{research: w.Research})
+			rc.Queues[queueResearch] = river.QueueConfig{MaxWorkers: 1}
+			if cfg.ResearchSchedule != nil {
+				rc.PeriodicJobs = []*river.PeriodicJob{periodicResearch(cfg.ResearchSchedule)}
+			}
+		}
 		rc.Workers = workers
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
-	return &Client{river: c, working: cfg.Workers > 0 && len(rc.Queues) > 0, w: w}, nil
+	schedule := cfg.ResearchSchedule
+	if w.Research == nil {
+		schedule = nil
+	}
+	return &Client{river: c, working: cfg.Workers > 0 && len(rc.Queues) > 0, w: w, schedule: schedule}, nil
 }
 
 // Start starts working the queue (nothing for an enqueue-only client).

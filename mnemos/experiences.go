@@ -90,10 +90,12 @@ func (x *Experience) validate() error {
 }
 
 // embedText is what an experience is found by: a new message is compared
-// with past questions (L1, L3) or with a note's theme and title (L2).
+// with past questions (L1, L3) or with a note's theme and title (L2): a
+// question resembles a note's subject more than its body. Reembed uses the
+// same rule in SQL.
 func embedText(x Experience) string {
 	if x.Level == L2 {
-		return x.Topic + "\n" + x.Question + "\n" + cut(x.Answer, 500)
+		return x.Topic + "\n" + x.Question
 	}
 	return x.Question
 }
@@ -219,7 +221,23 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, scope yakor.Scope, x Expe
 	if x.ReplyMessageID != 0 {
 		replies = []int64{x.ReplyMessageID}
 	}
-	dup, ok, err := s.nearest(ctx, tx, scope.TenantID, x.Level, space, vec)
+	var (
+		dup neighbour
+		ok  bool
+		err error
+	)
+	if x.Level == L2 && x.URL != "" {
+		// Notes are found by theme and title, which two articles on one
+		// theme may share: a note repeats another only when it is of the
+		// same page.
+		err = tx.QueryRow(ctx, `SELECT id, 1 FROM experiences WHERE tenant_id = $1 AND level = 2 AND url = $2 LIMIT 1`, scope.TenantID, x.URL).Scan(&dup.id, &dup.similarity)
+		ok = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
+	} else {
+		dup, ok, err = s.nearest(ctx, tx, scope.TenantID, x.Level, space, vec)
+	}
 	if err != nil {
 		return 0, false, err
 	}

@@ -37,7 +37,7 @@ func (s *Store) Reembed(ctx context.Context, all bool) (ReembedResult, error) {
 		update string
 	}{
 		{&r.Experiences,
-			`SELECT tenant_id::text, id, CASE WHEN level = 2 THEN topic || E'\n' || question || E'\n' || left(answer, 500) ELSE question END
+			`SELECT tenant_id::text, id, CASE WHEN level = 2 THEN topic || E'\n' || question ELSE question END
 FROM experiences WHERE ($1 OR space_id IS DISTINCT FROM $2) AND (tenant_id, id) > ($3::uuid, $4)
 ORDER BY tenant_id, id LIMIT $5`,
 			`UPDATE experiences SET space_id = $3, embedding = $4 WHERE tenant_id = $1 AND id = $2`},

@@ -54,8 +54,9 @@ WHERE i.indisprimary AND c.relnamespace = 'public'::regnamespace AND c.relname <
 		switch k.Table {
 		case "tenants":
 			want = "id"
-		case "embed_spaces":
-			// The catalog of embedding models: shared, no tenant's data.
+		case "embed_spaces", "research_runs":
+			// The catalog of embedding models and the research job's log
+			// (one run works every tenant): the service's, no tenant's data.
 			want = "id"
 		}
 		if k.Column != want {

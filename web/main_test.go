@@ -21,6 +21,7 @@ import (
 	"yakor/anchors"
 	"yakor/history"
 	"yakor/jobs"
+	"yakor/likbez"
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/postgres/pgtest"
@@ -59,6 +60,8 @@ type stackOptions struct {
 	// (e.g. a second tenant). Without them: a fresh database, the local user.
 	pool  *pgxpool.Pool
 	scope yakor.Scope
+	// searxng is the research source; "" leaves research without one.
+	searxng string
 }
 
 func newStack(tb testing.TB, o stackOptions) *stack {
@@ -83,7 +86,16 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	memory := mnemos.NewStore(pool, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
 	engine := turn.NewEngine(pool, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000)
 	grader := sufler.NewService(sufler.NewGrader(o.grader, ""), memory, hist, engine, log, reg)
-	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, jobs.Workers{Anchors: anchorSvc, Grader: grader})
+	var source likbez.Source
+	if o.searxng != "" {
+		source = likbez.NewSearXNG(o.searxng, nil)
+	}
+	var noteHelper likbez.Completer
+	if o.grader != nil {
+		noteHelper = o.grader.(likbez.Completer)
+	}
+	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg)
+	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -94,7 +106,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine.WithJobs(queue),
 		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
-		Anchors: anchorSvc, Memory: memory, Feedback: grader, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
+		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)

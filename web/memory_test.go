@@ -28,6 +28,7 @@ type memoryModel struct {
 	grades    map[string]string   // JSON
 	failGrade bool                // answer grading requests with 500
 	graded    int                 // grading requests answered
+	note      string              // the study note the helper writes
 	chats     []chatRequest
 }
 
@@ -80,6 +81,14 @@ func newMemoryModel(tb testing.TB) *memoryModel {
 			c.graded++
 			b, _ := json.Marshal(map[string]any{"id": "g", "object": "chat.completion", "model": "helper-1",
 				"choices": []map[string]any{{"index": 0, "finish_reason": "stop", "message": map[string]string{"role": "assistant", "content": grade}}}})
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return
+		}
+		if !req.Stream {
+			// The research job's study note.
+			b, _ := json.Marshal(map[string]any{"id": "n", "object": "chat.completion", "model": "helper-1",
+				"choices": []map[string]any{{"index": 0, "finish_reason": "stop", "message": map[string]string{"role": "assistant", "content": c.note}}}})
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(b)
 			return

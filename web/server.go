@@ -60,7 +60,10 @@ type Deps struct {
 	Anchors  Anchors
 	Memory   Memory
 	Feedback Feedback
-	DB       Pinger
+	Research Research
+	// ResearchQueue starts research runs.
+	ResearchQueue ResearchQueue
+	DB            Pinger
 	// Gatherer serves /metrics; Registerer takes the HTTP metrics.
 	Gatherer   prometheus.Gatherer
 	Registerer prometheus.Registerer
@@ -73,25 +76,27 @@ type Deps struct {
 
 // Server is Yakor's HTTP server.
 type Server struct {
-	log          *slog.Logger
-	turns        Turns
-	threads      Threads
-	projects     Projects
-	searcher     Searcher
-	anchors      Anchors
-	memory       Memory
-	feedback     Feedback
-	db           Pinger
-	local        yakor.Scope
-	maxBodyBytes int64
-	engine       *gin.Engine
+	log           *slog.Logger
+	turns         Turns
+	threads       Threads
+	projects      Projects
+	searcher      Searcher
+	anchors       Anchors
+	memory        Memory
+	feedback      Feedback
+	research      Research
+	researchQueue ResearchQueue
+	db            Pinger
+	local         yakor.Scope
+	maxBodyBytes  int64
+	engine        *gin.Engine
 }
 
 // NewServer builds the gin engine with every route.
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, db: d.DB,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -118,6 +123,7 @@ func NewServer(d Deps) *Server {
 	registerSearchRoutes(api, s)
 	registerAnchorRoutes(api, s)
 	registerMemoryRoutes(api, s)
+	registerResearchRoutes(api, s)
 	s.engine = e
 	return s
 }

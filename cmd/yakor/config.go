@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/robfig/cron/v3"
 )
 
 // Config is every setting of yakor, parsed once from flags and the
@@ -36,6 +39,13 @@ type Config struct {
 	MemoryMinScore  float64
 	MemoryMerge     float64
 	SearchSemantic  bool // embed messages and fuse a semantic leg into history search
+
+	SearXNGURL           string        // research source; "" leaves topics pending
+	ResearchSchedule     string        // cron spec of the research job; "off": only when asked
+	ResearchAllowPrivate bool          // let the fetcher reach private and loopback addresses
+	ResearchResults      int           // pages read per topic
+	ResearchFetchTimeout time.Duration // one page fetch
+	ResearchMaxBytes     int           // largest page read, bytes
 
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
@@ -127,6 +137,12 @@ func settings() []setting {
 		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "0.45", "lowest similarity (cosine, plus the topic boost) of an experience recalled into a prompt", fraction("memory-min-score", func(c *Config) *float64 { return &c.MemoryMinScore })},
 		{"memory-merge", "YAKOR_MEMORY_MERGE", "0.9", "cosine similarity at which a new experience merges into a stored one instead of adding a near-duplicate", fraction("memory-merge", func(c *Config) *float64 { return &c.MemoryMerge })},
 		{"search-semantic", "YAKOR_SEARCH_SEMANTIC", "false", "embed every message (a job after the turn) and fuse a nearest-neighbour leg into history search", boolean("search-semantic", func(c *Config) *bool { return &c.SearchSemantic })},
+		{"searxng-url", "YAKOR_SEARXNG_URL", "", "SearXNG instance the research job searches (its JSON format enabled); empty leaves research topics pending", str(func(c *Config) *string { return &c.SearXNGURL })},
+		{"research-schedule", "YAKOR_RESEARCH_SCHEDULE", "0 */3 * * *", "when the research job runs: a cron spec (5 fields, or @every 1h, @daily…); off: only when asked", str(func(c *Config) *string { return &c.ResearchSchedule })},
+		{"research-allow-private", "YAKOR_RESEARCH_ALLOW_PRIVATE", "false", "let the research fetcher reach private, loopback and link-local addresses (tests and intranets only)", boolean("research-allow-private", func(c *Config) *bool { return &c.ResearchAllowPrivate })},
+		{"research-results", "YAKOR_RESEARCH_RESULTS", "8", "search results read per research topic", num("research-results", func(c *Config) *int { return &c.ResearchResults })},
+		{"research-fetch-timeout", "YAKOR_RESEARCH_FETCH_TIMEOUT", "15s", "time one research page fetch may take", dur("research-fetch-timeout", func(c *Config) *time.Duration { return &c.ResearchFetchTimeout })},
+		{"research-max-bytes", "YAKOR_RESEARCH_MAX_BYTES", "2097152", "largest research page read, in bytes; bigger pages are skipped", num("research-max-bytes", func(c *Config) *int { return &c.ResearchMaxBytes })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "", "system prompt replacing the built-in one", str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", str(func(c *Config) *string { return &c.OpenAIBaseURL })},
 		{"openai-api-key", "OPENAI_API_KEY", "", "API key for the model server (prefer the environment variable: flags show in ps)", str(func(c *Config) *string { return &c.OpenAIAPIKey })},
@@ -199,6 +215,15 @@ func (c *Config) resolve() error {
 	default:
 		return fmt.Errorf("anchor-mode %q: use async, sync or off", c.AnchorMode)
 	}
+	if _, err := c.researchSchedule(); err != nil {
+		return err
+	}
+	if c.SearXNGURL != "" {
+		u, err := url.Parse(c.SearXNGURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("searxng-url %q: give an http(s) URL such as http://127.0.0.1:8888", c.SearXNGURL)
+		}
+	}
 	if c.WindowChars == 0 {
 		return errors.New("window-chars must be at least 1")
 	}
@@ -206,6 +231,18 @@ func (c *Config) resolve() error {
 		return fmt.Errorf("addr %q: %v", c.Addr, err)
 	}
 	return nil
+}
+
+// researchSchedule parses the research schedule; nil means off.
+func (c Config) researchSchedule() (cron.Schedule, error) {
+	if c.ResearchSchedule == "off" {
+		return nil, nil
+	}
+	sched, err := cron.ParseStandard(c.ResearchSchedule)
+	if err != nil {
+		return nil, fmt.Errorf("research-schedule %q: %v (a cron spec such as \"0 */3 * * *\" or \"@every 1h\", or off)", c.ResearchSchedule, err)
+	}
+	return sched, nil
 }
 
 // loopback reports whether addr listens on a loopback address only.

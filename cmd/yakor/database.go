@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -60,21 +61,32 @@ func (db *database) close(log *slog.Logger) {
 }
 
 func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := parseConfig(newFlagSet("migrate", stderr), args, getenv)
-	if err != nil {
-		return err
-	}
-	log, err := newLogger(cfg, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log)
+	_, log, db, err := openCommand(ctx, newFlagSet("migrate", stderr), args, stderr, getenv)
 	if err != nil {
 		return err
 	}
 	db.close(log)
 	log.Info("database is migrated")
 	return nil
+}
+
+// openCommand is the start of a command that works on the database: it
+// parses the settings (fs may declare the command's own flags), builds the
+// logger and opens (and migrates) the database. The caller closes it.
+func openCommand(ctx context.Context, fs *flag.FlagSet, args []string, stderr io.Writer, getenv func(string) string) (Config, *slog.Logger, *database, error) {
+	cfg, err := parseConfig(fs, args, getenv)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	return cfg, log, db, nil
 }
 
 // runDB manages a detached private cluster: the test harness starts one,

@@ -18,15 +18,7 @@ func runMnemos(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	fs := newFlagSet("mnemos reembed", stderr)
 	all := fs.Bool("all", false, "re-embed every row, also those already in the model's space")
-	cfg, err := parseConfig(fs, args[1:], getenv)
-	if err != nil {
-		return err
-	}
-	log, err := newLogger(cfg, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log)
+	cfg, log, db, err := openCommand(ctx, fs, args[1:], stderr, getenv)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -17,6 +18,7 @@ import (
 	"yakor/anchors"
 	"yakor/history"
 	"yakor/jobs"
+	"yakor/likbez"
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/search"
@@ -82,7 +84,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		searcher = searcher.WithSemantic(index)
 		engine = engine.WithSearcher(searcher)
 	}
-	queue, err := jobs.New(db.pool, jobs.Config{Workers: cfg.Workers, Logger: log}, workers)
+	research := newResearch(db.pool, cfg, memory, log, reg)
+	workers.Research = research
+	schedule, _ := cfg.researchSchedule()
+	jc := jobs.Config{Workers: cfg.Workers, Logger: log}
+	if schedule != nil {
+		jc.ResearchSchedule = schedule
+	}
+	queue, err := jobs.New(db.pool, jc, workers)
 	if err != nil {
 		return err
 	}
@@ -99,7 +108,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	engine = engine.WithJobs(queue)
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
-		Memory: memory, Feedback: grader, DB: db.pool,
+		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 	})
@@ -175,6 +184,24 @@ func openAIModel(cfg Config, model string, log *slog.Logger) *llm.OpenAI {
 		BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: model,
 		Timeout: cfg.ModelTimeout, MaxRetries: cfg.ModelRetries, Logger: log,
 	})
+}
+
+// newResearch builds the research job: SearXNG (when configured), the
+// guarded page fetcher, the helper model for notes, long-term memory as the
+// index.
+func newResearch(pool *pgxpool.Pool, cfg Config, index likbez.Indexer, log *slog.Logger, reg prometheus.Registerer) *likbez.Service {
+	var source likbez.Source
+	if cfg.SearXNGURL != "" {
+		source = likbez.NewSearXNG(cfg.SearXNGURL, nil)
+	}
+	fetch := likbez.NewFetcher(likbez.FetchConfig{
+		Timeout: cfg.ResearchFetchTimeout, MaxBytes: int64(cfg.ResearchMaxBytes), AllowPrivate: cfg.ResearchAllowPrivate,
+	})
+	var helper likbez.Completer
+	if h := helperOpenAI(cfg, log); h != nil {
+		helper = h
+	}
+	return likbez.New(pool, source, fetch, helper, index, likbez.Config{Results: cfg.ResearchResults}, log, reg)
 }
 
 // embedModel builds the embed role's model.
