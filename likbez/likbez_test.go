@@ -3,6 +3,7 @@ package likbez_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -249,5 +250,38 @@ func TestRunNoSource(t *testing.T) {
 	}
 	if r, err := f.service(t, likbez.NewSearXNG(w.searx.URL, nil), likbez.FetchConfig{}).Run(ctx, likbez.TriggerCLI, nil); err != nil || len(r.Topics) != 0 {
 		t.Fatalf("a topic was retried before its time: %+v %v", r, err)
+	}
+}
+
+// TestRunOnce: while a run goes on, another is refused, on any instance.
+func TestRunOnce(t *testing.T) {
+	f := newFixture(t)
+	w := newWeb(t)
+	if _, _, err := f.memory.AddTopic(context.Background(), f.scope, "when VAT does not apply"); err != nil {
+		t.Fatal(err)
+	}
+	first := f.service(t, likbez.NewSearXNG(w.searx.URL, nil), likbez.FetchConfig{Timeout: time.Minute, AllowPrivate: true})
+	done := make(chan error, 1)
+	go func() {
+		_, err := first.Run(context.Background(), likbez.TriggerCLI, nil)
+		done <- err
+	}()
+	for w.hits.Load() < 2 { // the first run hangs on the slow page
+		time.Sleep(5 * time.Millisecond)
+	}
+	other := f.service(t, likbez.NewSearXNG(w.searx.URL, nil), likbez.FetchConfig{AllowPrivate: true})
+	if _, err := other.Run(context.Background(), likbez.TriggerAPI, nil); !errors.Is(err, likbez.ErrRunning) {
+		t.Fatalf("a second run at the same time: %v, want ErrRunning", err)
+	}
+	st, err := other.Status(context.Background(), f.scope)
+	if err != nil || !st.Running || st.Topics["running"] != 1 {
+		t.Fatalf("status during the run: %+v %v", st, err)
+	}
+	close(w.block)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := other.Status(context.Background(), f.scope); st.Running || st.LastRun == nil || st.LastRun.Status != "done" {
+		t.Fatalf("status after the run: %+v", st)
 	}
 }
