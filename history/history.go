@@ -83,6 +83,8 @@ type Message struct {
 	ClientID  string
 	TurnID    string
 	CreatedAt time.Time
+	// SummaryThrough is, for a summary row, the last message it covers.
+	SummaryThrough int64
 }
 
 // NewMessage is a message to append.

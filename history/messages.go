@@ -12,11 +12,11 @@ import (
 	"yakor/postgres"
 )
 
-const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at`
+const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at, coalesce(summary_through, 0)`
 
 func scanMessage(r pgx.CollectableRow) (Message, error) {
 	var m Message
-	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt)
+	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt, &m.SummaryThrough)
 	return m, err
 }
 
@@ -159,14 +159,39 @@ ORDER BY id LIMIT $5`
 // Window returns the newest whole messages of scope's thread older than
 // beforeID (0: all) whose characters sum to at most budget: it takes
 // messages newest first, stops at the first that does not fit, and returns
-// them oldest first. It reads the thread in growing pages, so its cost
-// follows the window's size, not the thread's.
+// them oldest first. Once the thread has a summary, the window starts at
+// the newest one: the thread's first exchange (kept verbatim) and the
+// summary come first, then the newest messages after what the summary
+// covers. It reads the thread in growing pages, so its cost follows the
+// window's size, not the thread's.
 func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, beforeID int64) ([]Message, error) {
 	if budget <= 0 {
 		return nil, nil
 	}
+	var lead []Message // the first exchange and the summary
+	after := int64(0)  // the window's messages come after this one
+	sum, ok, err := s.latestSummary(ctx, scope, beforeID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		head, err := s.head(ctx, scope, sum.SummaryThrough)
+		if err != nil {
+			return nil, err
+		}
+		used := sum.Chars
+		for _, m := range head {
+			if used+m.Chars <= budget {
+				lead = append(lead, m)
+				used += m.Chars
+			}
+		}
+		lead = append(lead, sum)
+		budget -= used
+		after = sum.SummaryThrough
+	}
 	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4)
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4) AND id > $6 AND kind <> 'summary'
 ORDER BY id DESC LIMIT $5`
 	var (
 		window []Message
@@ -175,7 +200,7 @@ ORDER BY id DESC LIMIT $5`
 		page   = 32
 	)
 	for {
-		rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cursor, page)
+		rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cursor, page, after)
 		if err != nil {
 			return nil, postgres.Wrap("load window", err)
 		}
@@ -185,13 +210,13 @@ ORDER BY id DESC LIMIT $5`
 		}
 		for _, m := range batch {
 			if used+m.Chars > budget {
-				return reverse(window), nil
+				return append(lead, reverse(window)...), nil
 			}
 			used += m.Chars
 			window = append(window, m)
 		}
 		if len(batch) < page {
-			return reverse(window), nil
+			return append(lead, reverse(window)...), nil
 		}
 		cursor = batch[len(batch)-1].ID
 		page = min(page*2, 1024)

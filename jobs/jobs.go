@@ -81,6 +81,8 @@ type Workers struct {
 	Grader   Grader
 	Messages MessageEmbedder
 	Research Researcher
+	Facts    FactExtractor
+	Compact  Compactor
 }
 
 // Client enqueues and works Yakor's jobs.
@@ -108,6 +110,14 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 		if w.Messages != nil {
 			river.AddWorker(workers, &embedWorker{messages: w.Messages})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
+		if w.Facts != nil {
+			river.AddWorker(workers, &factsWorker{facts: w.Facts})
+			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
+		if w.Compact != nil {
+			river.AddWorker(workers, &compactWorker{compactor: w.Compact})
+			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Research != nil {
 			river.AddWorker(workers, &researchWorker{research: w.Research})
@@ -160,8 +170,8 @@ func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scop
 }
 
 // EnqueueAfterTurn queues a stored turn's work inside tx: anchoring when
-// asked, grading of the reply, and embedding of the thread's new messages,
-// each when this client has its worker.
+// asked, grading of the reply, embedding of the thread's new messages, fact
+// extraction and compaction, each when this client has its worker.
 func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
 	var params []river.InsertManyParams
 	if a.Anchor && c.w.Anchors != nil {
@@ -172,6 +182,12 @@ func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Sc
 	}
 	if c.w.Messages != nil {
 		params = append(params, river.InsertManyParams{Args: EmbedArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+	}
+	if c.w.Facts != nil {
+		params = append(params, river.InsertManyParams{Args: FactsArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+	}
+	if c.w.Compact != nil {
+		params = append(params, river.InsertManyParams{Args: CompactArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
 	}
 	if len(params) == 0 {
 		return nil

@@ -85,3 +85,75 @@ func (w *embedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 	_, err := w.messages.EmbedThread(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
 	return err
 }
+
+// FactExtractor keeps the durable facts of a thread's messages.
+type FactExtractor interface {
+	ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+}
+
+// Compactor summarizes what is about to scroll out of a thread's window.
+type Compactor interface {
+	CompactAll(ctx context.Context, scope yakor.Scope) (int, error)
+}
+
+// FactsArgs asks to extract the facts of a thread's messages up to UpTo.
+type FactsArgs struct {
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	ThreadID string `json:"thread_id"`
+	UpTo     int64  `json:"up_to"`
+}
+
+// Kind names the job.
+func (FactsArgs) Kind() string { return "extract_facts" }
+
+// InsertOpts makes the job unique per thread and message.
+func (FactsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueFacts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+type factsWorker struct {
+	river.WorkerDefaults[FactsArgs]
+	facts FactExtractor
+}
+
+// Work extracts the facts; the extractor keeps a cursor per thread.
+func (w *factsWorker) Work(ctx context.Context, job *river.Job[FactsArgs]) error {
+	a := job.Args
+	_, err := w.facts.ExtractFacts(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
+	return err
+}
+
+// CompactArgs asks to compact a thread after message UpTo was stored.
+type CompactArgs struct {
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	ThreadID string `json:"thread_id"`
+	UpTo     int64  `json:"up_to"`
+}
+
+// Kind names the job.
+func (CompactArgs) Kind() string { return "compact_thread" }
+
+// InsertOpts makes the job unique per thread and message.
+func (CompactArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueFacts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+type compactWorker struct {
+	river.WorkerDefaults[CompactArgs]
+	compactor Compactor
+}
+
+// Work compacts the thread if its window would overflow; writing a summary
+// twice stores one row.
+func (w *compactWorker) Work(ctx context.Context, job *river.Job[CompactArgs]) error {
+	a := job.Args
+	_, err := w.compactor.CompactAll(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID})
+	return err
+}
+
+// Timeout leaves room for a slow helper model.
+func (w *compactWorker) Timeout(*river.Job[CompactArgs]) time.Duration { return 10 * time.Minute }
+
+const queueFacts = "facts"

@@ -273,30 +273,47 @@ type neighbour struct {
 
 // nearest finds the entry of level nearest to vec in the tenant's space.
 func (s *Store) nearest(ctx context.Context, db DB, tenant string, level int, space int32, vec pgvector.Vector) (neighbour, bool, error) {
-	rows, err := db.Query(ctx, neighboursSQL(space, len(vec.Slice()), level), tenant, vec, 1)
+	exact, err := s.small(ctx, db, tenant, level, space)
 	if err != nil {
 		return neighbour{}, false, err
 	}
-	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (neighbour, error) {
-		var n neighbour
-		return n, r.Scan(&n.id, &n.similarity)
-	})
-	if err != nil || len(ns) == 0 {
+	rows, err := db.Query(ctx, recallSQL(space, len(vec.Slice()), level, exact), tenant, vec, 1)
+	if err != nil {
 		return neighbour{}, false, err
 	}
-	return ns[0], true, nil
+	cs, err := pgx.CollectRows(rows, scanCandidate)
+	if err != nil || len(cs) == 0 {
+		return neighbour{}, false, err
+	}
+	return neighbour{id: cs[0].ID, similarity: cs[0].similarity}, true, nil
 }
 
-// neighboursSQL finds a tenant's entries of one level nearest to a vector:
-// $1 tenant, $2 vector, $3 rows. The space, dimension and level are
-// literals so that the planner can use the space's partial HNSW index for
-// the level (see buildIndexes); all three are integers of this package's.
-func neighboursSQL(space int32, dims, level int) string {
-	return fmt.Sprintf(`SELECT id, 1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
-FROM experiences
-WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
-ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
-LIMIT $3`, space, dims, level)
+// exactBelow is the size of a tenant's level below which its nearest
+// entries are found by an exact scan: the planner cannot tell how far a
+// filtered HNSW scan must walk to find one small tenant's rows among many,
+// and picks it where the exact scan is ten times faster.
+const exactBelow = 5000
+
+type sizeEntry struct {
+	n  int
+	at time.Time
+}
+
+// small reports whether a tenant's entries of a level in a space are fewer
+// than exactBelow; counts are cached for a minute.
+func (s *Store) small(ctx context.Context, db DB, tenant string, level int, space int32) (bool, error) {
+	key := fmt.Sprintf("%s:%d:%d", tenant, level, space)
+	if e, ok := s.sizes.Load(key); ok && time.Since(e.(sizeEntry).at) < time.Minute {
+		return e.(sizeEntry).n < exactBelow, nil
+	}
+	var n int
+	err := db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM experiences WHERE tenant_id = $1 AND level = $2 AND space_id = $3 LIMIT $4) x`,
+		tenant, level, space, exactBelow).Scan(&n)
+	if err != nil {
+		return false, err
+	}
+	s.sizes.Store(key, sizeEntry{n: n, at: time.Now()})
+	return n < exactBelow, nil
 }
 
 func nullScore(n int) *int16 {

@@ -91,7 +91,11 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 	limits := [4]int{0, cfg.Examples, cfg.Notes, cfg.Warnings}
 	batch := &pgx.Batch{}
 	for level := L1; level <= L3; level++ {
-		batch.Queue(recallSQL(space, len(vec.Slice()), level), scope.TenantID, vec, max(4*limits[level], 8))
+		exact, err := s.small(ctx, s.db, scope.TenantID, level, space)
+		if err != nil {
+			return Recall{}, postgres.Wrap("recall", err)
+		}
+		batch.Queue(recallSQL(space, len(vec.Slice()), level, exact), scope.TenantID, vec, max(4*limits[level], 8))
 	}
 	br := s.db.SendBatch(ctx, batch)
 	defer br.Close()
@@ -103,11 +107,7 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 		if err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
-		cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (candidate, error) {
-			var c candidate
-			err := r.Scan(&c.ID, &c.Level, &c.Topic, &c.Question, &c.Answer, &c.Reason, &c.URL, &c.similarity)
-			return c, err
-		})
+		cs, err := pgx.CollectRows(rows, scanCandidate)
 		if err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
@@ -129,15 +129,29 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 	return r, nil
 }
 
-// recallSQL reads a level's candidates nearest to a vector: $1 tenant, $2
-// vector, $3 rows. See neighboursSQL for why the integers are literals.
-func recallSQL(space int32, dims, level int) string {
+// recallSQL reads a tenant's entries of one level nearest to a vector: $1
+// tenant, $2 vector, $3 rows. The space, dimension and level are literals,
+// so that the planner can use the space's partial HNSW index for the level
+// (see buildIndexes); all three are integers of this package's. exact
+// scans the tenant's rows instead (OFFSET 0 keeps the subquery, and the
+// index, out of the ordering), for a tenant with few of them.
+func recallSQL(space int32, dims, level int, exact bool) string {
+	from := "experiences"
+	if exact {
+		from = fmt.Sprintf(`(SELECT * FROM experiences WHERE tenant_id = $1 AND space_id = %d AND level = %d OFFSET 0) e`, space, level)
+	}
 	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url,
     1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
-FROM experiences
+FROM %[4]s
 WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
 ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
-LIMIT $3`, space, dims, level)
+LIMIT $3`, space, dims, level, from)
+}
+
+func scanCandidate(r pgx.CollectableRow) (candidate, error) {
+	var c candidate
+	err := r.Scan(&c.ID, &c.Level, &c.Topic, &c.Question, &c.Answer, &c.Reason, &c.URL, &c.similarity)
+	return c, err
 }
 
 // recallWords are the block's fixed words in each language.

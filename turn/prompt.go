@@ -17,6 +17,7 @@ var defaultSystemPrompt string
 // server's prefix cache stays warm.
 const (
 	LayerSystem  = "system"
+	LayerFacts   = "facts" // chat, user and project facts
 	LayerAnchors = "anchors"
 	LayerWindow  = "window"
 	LayerMemory  = "memory" // long-term memory recalled for the message
@@ -57,22 +58,42 @@ type anchorLayer struct {
 	items int
 }
 
-// assemble builds the prompt from the system prompt, the anchors block, the
-// window, the recalled long-term memory and the user's message (empty for a
-// preview of the next turn). The anchors block joins the system message: it
-// changes less often than the window, so the model server's prefix cache
-// keeps the system prompt. The memory, retrieved for this one message, goes
-// last, as a system message right before it.
-func assemble(system string, anchors anchorLayer, window []history.Message, windowBudget int, memory mnemos.Recall, memoryBudget int, message string) Prompt {
+// parts are what a prompt is assembled from.
+type parts struct {
+	system       string
+	facts        string  // the facts block
+	factIDs      []int64 // the facts in it
+	factBudget   int
+	anchors      anchorLayer
+	window       []history.Message
+	windowBudget int
+	memory       mnemos.Recall
+	memoryBudget int
+	message      string // "" for a preview of the next turn
+}
+
+// assemble builds the prompt from the system prompt, the facts, the
+// anchors block, the window, the recalled long-term memory and the user's
+// message. Facts and anchors join the system message: they change less
+// often than the window, so the model server's prefix cache keeps the head.
+// The memory, retrieved for this one message, goes last, as a system
+// message right before it.
+func assemble(pt parts) Prompt {
 	var p Prompt
+	system, anchors, memory, message := pt.system, pt.anchors, pt.memory, pt.message
 	p.Layers = append(p.Layers, Layer{Name: LayerSystem, Chars: utf8.RuneCountInString(system), Items: 1, Text: system})
 	head := system
+	if pt.facts != "" {
+		head += "\n\n" + pt.facts
+	}
+	p.Layers = append(p.Layers, Layer{Name: LayerFacts, Chars: utf8.RuneCountInString(pt.facts), Budget: pt.factBudget, Items: len(pt.factIDs), Entries: factEntries(pt.factIDs), Text: pt.facts})
 	if anchors.text != "" {
 		head += "\n\n" + anchors.text
 	}
 	p.Layers = append(p.Layers, Layer{Name: LayerAnchors, Chars: utf8.RuneCountInString(anchors.text), Items: anchors.items, Text: anchors.text})
 	p.Messages = append(p.Messages, llm.Message{Role: "system", Content: head})
 
+	window, windowBudget, memoryBudget := pt.window, pt.windowBudget, pt.memoryBudget
 	w := Layer{Name: LayerWindow, Budget: windowBudget, Items: len(window), MessageIDs: make([]int64, 0, len(window))}
 	var text strings.Builder
 	for _, m := range window {
@@ -105,6 +126,18 @@ func assemble(system string, anchors anchorLayer, window []history.Message, wind
 	}
 	p.Layers = append(p.Layers, msg)
 	return p
+}
+
+// factEntries names the facts of the facts layer in its entries.
+func factEntries(ids []int64) []mnemos.Recalled {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]mnemos.Recalled, len(ids))
+	for i, id := range ids {
+		out[i] = mnemos.Recalled{ID: id}
+	}
+	return out
 }
 
 // systemPrompt joins the service's system prompt and the thread's own.

@@ -45,6 +45,8 @@ type Config struct {
 	// durable job after the reply), AnchorSync (before the answer, so the
 	// message's own topic is in its prompt) or AnchorOff.
 	AnchorMode string
+	// FactBudget is the facts block's budget, shown in traces.
+	FactBudget int
 }
 
 // Anchor modes.
@@ -79,6 +81,8 @@ type AfterTurn struct {
 type Memory interface {
 	Recall(ctx context.Context, scope yakor.Scope, message, lang string) (mnemos.Recall, error)
 	Grades(ctx context.Context, scope yakor.Scope, replyID int64) ([]mnemos.Grade, error)
+	FactsBlock(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error)
+	MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error
 }
 
 func (c *Config) defaults() {
@@ -218,8 +222,13 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
+	facts, factIDs, err := e.facts(ctx, scope, lang)
+	if err != nil {
+		return Outcome{}, e.fail(scope, tr, start, err)
+	}
 	memory := e.recall(ctx, scope, userMsg.Content, lang, &tr)
-	prompt := assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, memory, e.memoryBudget, userMsg.Content)
+	prompt := assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchors: block,
+		window: window, windowBudget: e.cfg.WindowChars, memory: memory, memoryBudget: e.memoryBudget, message: userMsg.Content})
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
@@ -266,6 +275,12 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		return Outcome{}, e.fail(scope, tr, start, fmt.Errorf("store reply: %w", err))
 	}
 	e.metrics.observe(tr)
+	if e.memory != nil {
+		// Best effort: a fact's use only orders eviction.
+		if err := e.memory.MarkUsed(wctx, scope, factIDs); err != nil {
+			e.log.WarnContext(ctx, "mark facts used", "turn", turnID, "err", err)
+		}
+	}
 	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID}, nil
 }
 
@@ -345,7 +360,24 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if err != nil {
 		return Prompt{}, err
 	}
-	return assemble(e.system(thread, lang), block, window, e.cfg.WindowChars, mnemos.Recall{}, e.memoryBudget, ""), nil
+	facts, factIDs, err := e.facts(ctx, scope, lang)
+	if err != nil {
+		return Prompt{}, err
+	}
+	return assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchors: block,
+		window: window, windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}), nil
+}
+
+// facts is the facts layer.
+func (e *Engine) facts(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
+	if e.memory == nil {
+		return "", nil, nil
+	}
+	text, ids, err := e.memory.FactsBlock(ctx, scope, lang)
+	if err != nil {
+		return "", nil, fmt.Errorf("facts block: %w", err)
+	}
+	return text, ids, nil
 }
 
 // recall calls up the long-term memory for message. Memory helps a turn but

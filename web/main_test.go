@@ -62,6 +62,9 @@ type stackOptions struct {
 	scope yakor.Scope
 	// searxng is the research source; "" leaves research without one.
 	searxng string
+	// compact runs compaction after turns (off: the scenarios that need
+	// the first exchange to scroll out).
+	compact bool
 }
 
 func newStack(tb testing.TB, o stackOptions) *stack {
@@ -95,7 +98,11 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 		noteHelper = o.grader.(likbez.Completer)
 	}
 	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg)
-	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research})
+	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: memory}
+	if o.compact {
+		workers.Compact = history.NewCompactor(hist, memory, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)
+	}
+	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, workers)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -106,7 +113,8 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine.WithJobs(queue),
 		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
-		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
+		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
+		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)

@@ -86,7 +86,7 @@ func TestModelServer(t *testing.T) {
 		}
 		trs := s.turnsOf(t, thread)
 		tr := trs[len(trs)-1]
-		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 5 || tr.Timings["model"] <= 0 {
+		if tr.Status != "ok" || tr.Provider != "openai" || tr.ReplyMessageID != r.Reply.ID || len(tr.Layers) != 6 || tr.Timings["model"] <= 0 {
 			t.Fatalf("trace %+v", tr)
 		}
 	})

@@ -120,7 +120,7 @@ func TestPriceListScenario(t *testing.T) {
 				Layers []struct{ Name, Text string }
 			}
 			s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
-			if strings.Contains(ctx.Layers[2].Text, lines[0]) || ctx.Layers[2].Name != "window" {
+			if strings.Contains(ctx.Layers[3].Text, lines[0]) || ctx.Layers[3].Name != "window" {
 				t.Fatal("the price list is still in the window: the scenario needs it pushed out")
 			}
 

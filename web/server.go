@@ -61,6 +61,8 @@ type Deps struct {
 	Memory   Memory
 	Feedback Feedback
 	Research Research
+	Facts    Facts
+	Resetter Resetter
 	// ResearchQueue starts research runs.
 	ResearchQueue ResearchQueue
 	DB            Pinger
@@ -86,6 +88,8 @@ type Server struct {
 	feedback      Feedback
 	research      Research
 	researchQueue ResearchQueue
+	facts         Facts
+	resetter      Resetter
 	db            Pinger
 	local         yakor.Scope
 	maxBodyBytes  int64
@@ -96,7 +100,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -124,6 +128,7 @@ func NewServer(d Deps) *Server {
 	registerAnchorRoutes(api, s)
 	registerMemoryRoutes(api, s)
 	registerResearchRoutes(api, s)
+	registerFactRoutes(api, s)
 	s.engine = e
 	return s
 }

@@ -39,6 +39,12 @@ type Config struct {
 	MemoryMinScore  float64
 	MemoryMerge     float64
 	SearchSemantic  bool // embed messages and fuse a semantic leg into history search
+	Compaction      bool // summarize what scrolls out of a thread's window
+	Facts           bool // extract durable facts after each turn
+	FactBudget      int  // characters of the facts block
+	FactCapChat     int
+	FactCapUser     int
+	FactCapProject  int
 
 	SearXNGURL           string        // research source; "" leaves topics pending
 	ResearchSchedule     string        // cron spec of the research job; "off": only when asked
@@ -137,6 +143,12 @@ func settings() []setting {
 		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "0.45", "lowest similarity (cosine, plus the topic boost) of an experience recalled into a prompt", fraction("memory-min-score", func(c *Config) *float64 { return &c.MemoryMinScore })},
 		{"memory-merge", "YAKOR_MEMORY_MERGE", "0.9", "cosine similarity at which a new experience merges into a stored one instead of adding a near-duplicate", fraction("memory-merge", func(c *Config) *float64 { return &c.MemoryMerge })},
 		{"search-semantic", "YAKOR_SEARCH_SEMANTIC", "false", "embed every message (a job after the turn) and fuse a nearest-neighbour leg into history search", boolean("search-semantic", func(c *Config) *bool { return &c.SearchSemantic })},
+		{"compaction", "YAKOR_COMPACTION", "true", "summarize what is about to scroll out of a thread's window (a job after the turn); the messages stay", boolean("compaction", func(c *Config) *bool { return &c.Compaction })},
+		{"facts", "YAKOR_FACTS", "true", "extract durable facts (names, versions, budgets, deadlines, decisions, preferences) after each turn", boolean("facts", func(c *Config) *bool { return &c.Facts })},
+		{"fact-budget", "YAKOR_FACT_BUDGET", "2000", "characters of the facts block in every prompt", num("fact-budget", func(c *Config) *int { return &c.FactBudget })},
+		{"fact-cap-chat", "YAKOR_FACT_CAP_CHAT", "100", "current facts kept per chat; over it the least recently used are closed, corrections and blockers last", num("fact-cap-chat", func(c *Config) *int { return &c.FactCapChat })},
+		{"fact-cap-user", "YAKOR_FACT_CAP_USER", "500", "current facts kept per user", num("fact-cap-user", func(c *Config) *int { return &c.FactCapUser })},
+		{"fact-cap-project", "YAKOR_FACT_CAP_PROJECT", "200", "current facts kept per project of a user", num("fact-cap-project", func(c *Config) *int { return &c.FactCapProject })},
 		{"searxng-url", "YAKOR_SEARXNG_URL", "", "SearXNG instance the research job searches (its JSON format enabled); empty leaves research topics pending", str(func(c *Config) *string { return &c.SearXNGURL })},
 		{"research-schedule", "YAKOR_RESEARCH_SCHEDULE", "0 */3 * * *", "when the research job runs: a cron spec (5 fields, or @every 1h, @daily…); off: only when asked", str(func(c *Config) *string { return &c.ResearchSchedule })},
 		{"research-allow-private", "YAKOR_RESEARCH_ALLOW_PRIVATE", "false", "let the research fetcher reach private, loopback and link-local addresses (tests and intranets only)", boolean("research-allow-private", func(c *Config) *bool { return &c.ResearchAllowPrivate })},

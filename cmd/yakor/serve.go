@@ -66,17 +66,36 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	memory := mnemos.NewStore(db.pool, space, mnemos.Config{
 		MergeThreshold: cfg.MemoryMerge,
 		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
+		Facts:          mnemos.FactCaps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
+		FactBudget:     cfg.FactBudget,
 	}, log, reg)
+	if h := helperOpenAI(cfg, log); h != nil {
+		memory = memory.WithFactHelper(h)
+	}
 	engine := turn.NewEngine(db.pool, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
-		AnchorMode: cfg.AnchorMode,
+		AnchorMode: cfg.AnchorMode, FactBudget: cfg.FactBudget,
 	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
 	grader := sufler.NewService(sufler.NewGrader(helperCompleter(cfg, log), cfg.Helper.Model), memory, hist, engine, log, reg)
 	searcher := search.NewSearcher(db.pool)
 	workers := jobs.Workers{Anchors: anchorSvc}
 	if cfg.Grading {
 		workers.Grader = grader
+	}
+	if cfg.Facts {
+		workers.Facts = memory
+	}
+	if cfg.Compaction {
+		var flush history.Flusher
+		if cfg.Facts {
+			flush = memory
+		}
+		var helper history.Completer
+		if h := helperOpenAI(cfg, log); h != nil {
+			helper = h
+		}
+		workers.Compact = history.NewCompactor(hist, flush, helper, history.CompactConfig{WindowChars: cfg.WindowChars}, log)
 	}
 	if cfg.SearchSemantic {
 		index := mnemos.NewMessageIndex(db.pool, space)
@@ -108,7 +127,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	engine = engine.WithJobs(queue)
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
-		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, DB: db.pool,
+		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
+		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 	})

@@ -1,0 +1,226 @@
+package mnemos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/anchors"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/postgres"
+	"yakor/search"
+)
+
+// Completer is the helper model.
+type Completer interface {
+	Complete(ctx context.Context, req llm.Request) (llm.Result, error)
+}
+
+// WithFactHelper makes the fact extractor ask helper (nil: the offline
+// extractor).
+func (s *Store) WithFactHelper(helper Completer) *Store {
+	s.helper = helper
+	return s
+}
+
+// factBatch is how many messages one extraction pass reads.
+const factBatch = 200
+
+// ExtractFacts reads scope's thread's user messages after its fact cursor,
+// up to upTo (0: all), extracts what is worth keeping (the helper model, or
+// the offline extractor when there is none or its answer is unusable) and
+// applies it: a forget request closes the matching facts; a fact with a
+// slot closes the current fact of that slot when their values differ (the
+// new one supersedes it) and merges into it when they agree; a fact without
+// one merges into a near-duplicate; the caps apply. It runs under a lock per
+// thread and moves the cursor in the same transaction, so no message is read
+// twice. It returns how many facts it wrote or merged.
+func (s *Store) ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
+	n := 0
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 7418550))`, scope.TenantID, scope.ThreadID); err != nil {
+			return err
+		}
+		project, err := threadProject(ctx, tx, scope)
+		if err != nil {
+			return err
+		}
+		var cursor int64
+		err = tx.QueryRow(ctx, `SELECT through_id FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam()).Scan(&cursor)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		msgs, err := history.NewStore(tx).Messages(ctx, scope, history.MessageFilter{AfterID: cursor, Limit: factBatch})
+		if err != nil {
+			return err
+		}
+		through := cursor
+		var context strings.Builder
+		for _, m := range msgs {
+			if upTo > 0 && m.ID > upTo {
+				break
+			}
+			through = m.ID
+			if m.Role != history.RoleUser || m.Kind != history.KindMessage {
+				context.WriteString(m.Role + ": " + cutRunes(m.Content, 500) + "\n")
+				continue
+			}
+			cands, forget := s.extract(ctx, m.Content, context.String())
+			for _, phrase := range forget {
+				k, err := forgetFacts(ctx, tx, scope, project, phrase)
+				if err != nil {
+					return err
+				}
+				n += k
+			}
+			for _, c := range cands {
+				if err := s.applyFact(ctx, tx, scope, project, m.ID, c); err != nil {
+					return err
+				}
+				n++
+			}
+			context.WriteString("user: " + cutRunes(m.Content, 500) + "\n")
+		}
+		if through == cursor {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO fact_cursors (tenant_id, thread_id, through_id) VALUES ($1, $2, $3)
+ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_id, updated_at = now()`, scope.TenantID, scope.ThreadParam(), through)
+		return err
+	})
+	if err != nil {
+		return 0, postgres.Wrap("extract facts", err)
+	}
+	return n, nil
+}
+
+// extract asks the helper model for a message's facts, or the offline
+// extractor.
+func (s *Store) extract(ctx context.Context, message, context string) ([]Candidate, []string) {
+	if s.helper != nil {
+		res, err := s.helper.Complete(ctx, FactsRequest(message, context))
+		if err == nil {
+			cands, forget, err := ParseFacts(res.Text)
+			if err == nil {
+				return cands, forget
+			}
+		}
+		s.log.WarnContext(ctx, "helper fact extraction failed; using the offline extractor", "err", err)
+	}
+	return OfflineFacts(message)
+}
+
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// applyFact stores one candidate from message msgID.
+func (s *Store) applyFact(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project string, msgID int64, c Candidate) error {
+	c.Text = cutRunes(strings.TrimSpace(c.Text), MaxFactChars)
+	if c.Text == "" || !validKind(c.Kind) || history.ValidText("text", c.Text, MaxFactChars) != nil {
+		return nil
+	}
+	thread := ""
+	switch c.Scope {
+	case ScopeChat:
+		thread = scope.ThreadID
+	case ScopeUser, ScopeProject:
+	default:
+		return nil
+	}
+	if c.Scope != ScopeProject {
+		project = ""
+	}
+	// The current facts of the same scope and target.
+	const q = `SELECT id, slot, text, value FROM facts
+WHERE tenant_id = $1 AND user_id = $2 AND scope = $3 AND valid_to IS NULL
+  AND ($3 <> 'chat' OR thread_id = nullif($4, '')::uuid)
+  AND ($3 <> 'project' OR project_id IS NOT DISTINCT FROM nullif($5, '')::uuid)
+  AND ($6 = '' OR slot = $6)`
+	rows, err := tx.Query(ctx, q, scope.TenantID, scope.UserID, c.Scope, thread, project, c.Slot)
+	if err != nil {
+		return err
+	}
+	type current struct {
+		id                int64
+		slot, text, value string
+	}
+	cur, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (current, error) {
+		var c current
+		return c, r.Scan(&c.id, &c.slot, &c.text, &c.value)
+	})
+	if err != nil {
+		return err
+	}
+	var superseded []int64
+	for _, f := range cur {
+		same := c.Slot != "" && search.Fold(f.value) == search.Fold(c.Value) || anchors.Similarity(f.text, c.Text) >= 0.8 || search.Fold(f.text) == search.Fold(c.Text)
+		if same {
+			_, err := tx.Exec(ctx, `UPDATE facts SET source_message_ids = array_append(source_message_ids, $3), confidence = greatest(confidence, $4),
+    last_used_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2 AND NOT source_message_ids @> ARRAY[$3::bigint]`,
+				scope.TenantID, f.id, msgID, c.Confidence)
+			return err
+		}
+		if c.Slot != "" {
+			superseded = append(superseded, f.id)
+		}
+	}
+	const ins = `INSERT INTO facts (tenant_id, user_id, scope, thread_id, project_id, kind, slot, text, value, confidence, source, source_message_ids)
+VALUES ($1, $2, $3, nullif($4, '')::uuid, nullif($5, '')::uuid, $6, $7, $8, $9, $10, 'extractor', ARRAY[$11::bigint]) RETURNING id`
+	var id int64
+	if err := tx.QueryRow(ctx, ins, scope.TenantID, scope.UserID, c.Scope, thread, project, c.Kind, c.Slot, c.Text, c.Value, c.Confidence, msgID).Scan(&id); err != nil {
+		return fmt.Errorf("store fact: %w", err)
+	}
+	if len(superseded) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE facts SET valid_to = now(), superseded_by = $3, closed_reason = 'superseded', updated_at = now()
+WHERE tenant_id = $1 AND id = ANY($2)`, scope.TenantID, superseded, id); err != nil {
+			return err
+		}
+	}
+	return s.enforceCaps(ctx, tx, scope.TenantID, scope.UserID, c.Scope, thread, project)
+}
+
+// forgetFacts closes the current facts the thread sees that phrase names:
+// those holding most of its keywords. It returns how many.
+func forgetFacts(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project, phrase string) (int, error) {
+	kws := search.Keywords(phrase, nil)
+	if len(kws) == 0 {
+		return 0, nil
+	}
+	rows, err := tx.Query(ctx, visibleSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), project)
+	if err != nil {
+		return 0, err
+	}
+	facts, err := pgx.CollectRows(rows, scanFact)
+	if err != nil {
+		return 0, err
+	}
+	var ids []int64
+	for _, f := range facts {
+		folded := search.Fold(f.Text + " " + f.Value)
+		hit := 0
+		for _, k := range kws {
+			if strings.Contains(folded, k.Stem) {
+				hit++
+			}
+		}
+		if 2*hit >= len(kws) && hit > 0 {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	_, err = tx.Exec(ctx, `UPDATE facts SET valid_to = now(), closed_reason = 'forgotten', updated_at = now()
+WHERE tenant_id = $1 AND user_id = $2 AND id = ANY($3)`, scope.TenantID, scope.UserID, ids)
+	return len(ids), err
+}

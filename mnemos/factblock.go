@@ -1,0 +1,91 @@
+package mnemos
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// factWords are the facts block's fixed words in each language.
+var factWords = map[string][4]string{
+	"en": {"[FACTS to keep in mind]", "This conversation:", "The user:", "The project:"},
+	"ru": {"[ФАКТЫ, которые нужно помнить]", "Этот разговор:", "Пользователь:", "Проект:"},
+}
+
+// FactsBlock is the facts layer of scope's thread's prompt, in lang: the
+// chat's facts, the user's (preferences first) and the project's, each
+// group most recently used first, within the fact budget; a fact that does
+// not fit is left out. It returns the block ("" without facts) and the ids
+// of the facts in it.
+func (s *Store) FactsBlock(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
+	facts, err := s.VisibleFacts(ctx, scope)
+	if err != nil || len(facts) == 0 {
+		return "", nil, err
+	}
+	w, ok := factWords[lang]
+	if !ok {
+		w = factWords["en"]
+	}
+	groups := map[string][]Fact{}
+	for _, f := range facts {
+		groups[f.Scope] = append(groups[f.Scope], f)
+	}
+	// Preferences lead the user's group: they shape every answer.
+	user := groups[ScopeUser]
+	prefs := make([]Fact, 0, len(user))
+	for _, f := range user {
+		if f.Kind == KindPreference {
+			prefs = append(prefs, f)
+		}
+	}
+	for _, f := range user {
+		if f.Kind != KindPreference {
+			prefs = append(prefs, f)
+		}
+	}
+	groups[ScopeUser] = prefs
+
+	var b strings.Builder
+	b.WriteString(w[0])
+	left := s.cfg.FactBudget - utf8.RuneCountInString(w[0])
+	var ids []int64
+	for i, scope := range []string{ScopeChat, ScopeUser, ScopeProject} {
+		header := "\n" + w[i+1]
+		wrote := false
+		for _, f := range groups[scope] {
+			line := "\n- " + strings.Join(strings.Fields(f.Text), " ")
+			need := utf8.RuneCountInString(line)
+			if !wrote {
+				need += utf8.RuneCountInString(header)
+			}
+			if need > left {
+				continue
+			}
+			if !wrote {
+				b.WriteString(header)
+				wrote = true
+			}
+			b.WriteString(line)
+			left -= need
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil, nil
+	}
+	return b.String(), ids, nil
+}
+
+// MarkUsed records that facts went into a prompt: the caps evict the least
+// recently used first.
+func (s *Store) MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.db.Exec(ctx, `UPDATE facts SET last_used_at = now(), used = used + 1 WHERE tenant_id = $1 AND user_id = $2 AND id = ANY($3)`,
+		scope.TenantID, scope.UserID, ids)
+	return postgres.Wrap("mark facts used", err)
+}

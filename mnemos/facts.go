@@ -1,0 +1,281 @@
+package mnemos
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/history"
+	"yakor/postgres"
+)
+
+// Fact is a durable fact kept for a chat, a user or a user's project.
+type Fact struct {
+	ID               int64      `json:"id"`
+	Scope            string     `json:"scope"`
+	Kind             string     `json:"kind"`
+	Slot             string     `json:"slot,omitempty"`
+	Text             string     `json:"text"`
+	Value            string     `json:"value,omitempty"`
+	Confidence       float64    `json:"confidence"`
+	Source           string     `json:"source"` // extractor or user
+	ThreadID         string     `json:"thread_id,omitempty"`
+	ProjectID        string     `json:"project_id,omitempty"`
+	SourceMessageIDs []int64    `json:"source_message_ids"`
+	ValidFrom        time.Time  `json:"valid_from"`
+	ValidTo          *time.Time `json:"valid_to"`
+	SupersededBy     int64      `json:"superseded_by,omitempty"`
+	ClosedReason     string     `json:"closed_reason,omitempty"`
+	LastUsedAt       time.Time  `json:"last_used_at"`
+	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// FactCaps bound the current facts of each scope; over a cap, the least
+// recently used go first, corrections and blockers last.
+type FactCaps struct {
+	Chat    int // per thread; default 100
+	User    int // per user; default 500
+	Project int // per user and project; default 200
+}
+
+func (c *FactCaps) defaults() {
+	if c.Chat <= 0 {
+		c.Chat = 100
+	}
+	if c.User <= 0 {
+		c.User = 500
+	}
+	if c.Project <= 0 {
+		c.Project = 200
+	}
+}
+
+// MaxFactChars bounds a fact's text.
+const MaxFactChars = 2000
+
+const factColumns = `id, scope, kind, slot, text, value, confidence, source, coalesce(thread_id::text, ''), coalesce(project_id::text, ''),
+source_message_ids, valid_from, valid_to, coalesce(superseded_by, 0), closed_reason, last_used_at, created_at`
+
+func scanFact(r pgx.CollectableRow) (Fact, error) {
+	var f Fact
+	var conf float32
+	err := r.Scan(&f.ID, &f.Scope, &f.Kind, &f.Slot, &f.Text, &f.Value, &conf, &f.Source, &f.ThreadID, &f.ProjectID,
+		&f.SourceMessageIDs, &f.ValidFrom, &f.ValidTo, &f.SupersededBy, &f.ClosedReason, &f.LastUsedAt, &f.CreatedAt)
+	f.Confidence = float64(conf)
+	return f, err
+}
+
+// threadProject returns the project of scope's thread ("" for the user's
+// default project); ENOTFOUND when the thread is not the user's.
+func threadProject(ctx context.Context, db DB, scope yakor.Scope) (string, error) {
+	var project string
+	err := db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
+	}
+	return project, postgres.Wrap("find thread", err)
+}
+
+// visibleSQL selects the current facts a thread sees: its chat facts, its
+// user's facts and the user's facts of the thread's project. $1 tenant, $2
+// user, $3 thread, $4 project (” : the default project).
+const visibleSQL = `SELECT ` + factColumns + ` FROM facts
+WHERE tenant_id = $1 AND user_id = $2 AND valid_to IS NULL AND (
+    (scope = 'chat' AND thread_id = $3) OR scope = 'user'
+    OR (scope = 'project' AND project_id IS NOT DISTINCT FROM nullif($4, '')::uuid))`
+
+// VisibleFacts returns the current facts scope's thread sees, by scope
+// (chat, user, project), most recently used first.
+func (s *Store) VisibleFacts(ctx context.Context, scope yakor.Scope) ([]Fact, error) {
+	project, err := threadProject(ctx, s.db, scope)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, visibleSQL+` ORDER BY CASE scope WHEN 'chat' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, last_used_at DESC, id DESC`,
+		scope.TenantID, scope.UserID, scope.ThreadParam(), project)
+	if err != nil {
+		return nil, postgres.Wrap("list visible facts", err)
+	}
+	fs, err := pgx.CollectRows(rows, scanFact)
+	return fs, postgres.Wrap("list visible facts", err)
+}
+
+// FactFilter narrows Facts.
+type FactFilter struct {
+	Scope    string // chat, user, project or "" for all
+	ThreadID string // chat facts of this thread only; with scope project, that thread's project
+	Closed   bool   // also closed facts (superseded, forgotten, evicted)
+}
+
+// Facts lists scope's user's facts, newest first.
+func (s *Store) Facts(ctx context.Context, scope yakor.Scope, f FactFilter) ([]Fact, error) {
+	switch f.Scope {
+	case "", ScopeChat, ScopeUser, ScopeProject:
+	default:
+		return nil, yakor.Errorf(yakor.EINVALID, "scope must be chat, user or project")
+	}
+	project, anyProject := "", true
+	if f.ThreadID != "" {
+		p, err := threadProject(ctx, s.db, scope.WithThread(f.ThreadID))
+		if err != nil {
+			return nil, err
+		}
+		project, anyProject = p, false
+	}
+	const q = `SELECT ` + factColumns + ` FROM facts
+WHERE tenant_id = $1 AND user_id = $2 AND ($3 = '' OR scope = $3) AND ($4 OR valid_to IS NULL)
+  AND ($5 = '' OR scope <> 'chat' OR thread_id::text = $5)
+  AND ($6 OR scope <> 'project' OR project_id IS NOT DISTINCT FROM nullif($7, '')::uuid)
+ORDER BY id DESC LIMIT 1000`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Scope, f.Closed, f.ThreadID, anyProject, project)
+	if err != nil {
+		return nil, postgres.Wrap("list facts", err)
+	}
+	fs, err := pgx.CollectRows(rows, scanFact)
+	return fs, postgres.Wrap("list facts", err)
+}
+
+// FactInput is a fact written by a user through the API.
+type FactInput struct {
+	Scope    string
+	Kind     string // default fact
+	Text     string
+	ThreadID string // the chat (scope chat) or the thread whose project it is (scope project; none: the default project)
+}
+
+// AddFact stores a fact a user wrote; it supersedes nothing and is kept
+// like an extracted one (caps apply).
+func (s *Store) AddFact(ctx context.Context, scope yakor.Scope, in FactInput) (Fact, error) {
+	if in.Kind == "" {
+		in.Kind = KindFact
+	}
+	in.Text = strings.TrimSpace(in.Text)
+	if err := validFact(in.Scope, in.Kind, in.Text); err != nil {
+		return Fact{}, err
+	}
+	if in.Scope == ScopeChat && in.ThreadID == "" {
+		return Fact{}, yakor.Errorf(yakor.EINVALID, "a chat fact needs its thread")
+	}
+	project := ""
+	if in.ThreadID != "" {
+		p, err := threadProject(ctx, s.db, scope.WithThread(in.ThreadID))
+		if err != nil {
+			return Fact{}, err
+		}
+		project = p
+	}
+	thread := ""
+	if in.Scope == ScopeChat {
+		thread = in.ThreadID
+	}
+	var id int64
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		const q = `INSERT INTO facts (tenant_id, user_id, scope, thread_id, project_id, kind, text, confidence, source)
+VALUES ($1, $2, $3, nullif($4, '')::uuid, CASE WHEN $3 = 'project' THEN nullif($5, '')::uuid END, $6, $7, 1, 'user') RETURNING id`
+		if err := tx.QueryRow(ctx, q, scope.TenantID, scope.UserID, in.Scope, thread, project, in.Kind, in.Text).Scan(&id); err != nil {
+			return err
+		}
+		return s.enforceCaps(ctx, tx, scope.TenantID, scope.UserID, in.Scope, thread, project)
+	})
+	if err != nil {
+		return Fact{}, postgres.Wrap("add fact", err)
+	}
+	return s.fact(ctx, scope, id)
+}
+
+func validFact(scope, kind, text string) error {
+	switch scope {
+	case ScopeChat, ScopeUser, ScopeProject:
+	default:
+		return yakor.Errorf(yakor.EINVALID, "scope must be chat, user or project")
+	}
+	if !validKind(kind) {
+		return yakor.Errorf(yakor.EINVALID, "kind must be fact, preference, constraint, decision, finding, blocker or correction")
+	}
+	if text == "" {
+		return yakor.Errorf(yakor.EINVALID, "text is empty")
+	}
+	return history.ValidText("text", text, MaxFactChars)
+}
+
+func validKind(kind string) bool {
+	switch kind {
+	case KindFact, KindPreference, KindConstraint, KindDecision, KindFinding, KindBlocker, KindCorrection:
+		return true
+	}
+	return false
+}
+
+func (s *Store) fact(ctx context.Context, scope yakor.Scope, id int64) (Fact, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+factColumns+` FROM facts WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, scope.TenantID, scope.UserID, id)
+	if err != nil {
+		return Fact{}, postgres.Wrap("find fact", err)
+	}
+	f, err := pgx.CollectExactlyOneRow(rows, scanFact)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Fact{}, yakor.Errorf(yakor.ENOTFOUND, "fact %d not found", id)
+	}
+	return f, postgres.Wrap("find fact", err)
+}
+
+// FactUpdate edits a fact; nil fields are left.
+type FactUpdate struct {
+	Text *string
+	Kind *string
+}
+
+// UpdateFact edits one of scope's user's facts.
+func (s *Store) UpdateFact(ctx context.Context, scope yakor.Scope, id int64, u FactUpdate) (Fact, error) {
+	f, err := s.fact(ctx, scope, id)
+	if err != nil {
+		return Fact{}, err
+	}
+	if u.Text != nil {
+		f.Text = strings.TrimSpace(*u.Text)
+	}
+	if u.Kind != nil {
+		f.Kind = *u.Kind
+	}
+	if err := validFact(f.Scope, f.Kind, f.Text); err != nil {
+		return Fact{}, err
+	}
+	_, err = s.db.Exec(ctx, `UPDATE facts SET text = $4, kind = $5, source = 'user', updated_at = now() WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, id, f.Text, f.Kind)
+	if err != nil {
+		return Fact{}, postgres.Wrap("update fact", err)
+	}
+	return s.fact(ctx, scope, id)
+}
+
+// DeleteFact deletes one of scope's user's facts for good.
+func (s *Store) DeleteFact(ctx context.Context, scope yakor.Scope, id int64) error {
+	tag, err := s.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, scope.TenantID, scope.UserID, id)
+	if err != nil {
+		return postgres.Wrap("delete fact", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return yakor.Errorf(yakor.ENOTFOUND, "fact %d not found", id)
+	}
+	return nil
+}
+
+// enforceCaps closes the current facts of one scope over its cap: least
+// recently used first, corrections and blockers last.
+func (s *Store) enforceCaps(ctx context.Context, tx pgx.Tx, tenant, user, scope, thread, project string) error {
+	limit := map[string]int{ScopeChat: s.cfg.Facts.Chat, ScopeUser: s.cfg.Facts.User, ScopeProject: s.cfg.Facts.Project}[scope]
+	const q = `UPDATE facts SET valid_to = now(), closed_reason = 'evicted', updated_at = now()
+WHERE tenant_id = $1 AND id IN (
+    SELECT id FROM facts
+    WHERE tenant_id = $1 AND user_id = $2 AND scope = $3 AND valid_to IS NULL
+      AND ($3 <> 'chat' OR thread_id = nullif($4, '')::uuid)
+      AND ($3 <> 'project' OR project_id IS NOT DISTINCT FROM nullif($5, '')::uuid)
+    ORDER BY kind IN ('correction', 'blocker') DESC, last_used_at DESC, id DESC
+    OFFSET $6)`
+	_, err := tx.Exec(ctx, q, tenant, user, scope, thread, project, limit)
+	return err
+}

@@ -1,0 +1,191 @@
+package mnemos_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"yakor"
+	"yakor/history"
+	"yakor/mnemos"
+	"yakor/postgres/pgtest"
+)
+
+// say appends user messages to scope's thread and extracts their facts.
+func say(t *testing.T, f *messagesFixture, store *mnemos.Store, scope yakor.Scope, texts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, text := range texts {
+		if _, _, err := f.hist.Append(ctx, scope, history.NewMessage{Role: history.RoleUser, Content: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.ExtractFacts(ctx, scope, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func current(t *testing.T, store *mnemos.Store, scope yakor.Scope) []mnemos.Fact {
+	t.Helper()
+	fs, err := store.Facts(context.Background(), scope, mnemos.FactFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// TestFactSupersession: "I work on backend" then "I moved to frontend"
+// leaves one current fact; the old one is closed, superseded, with its
+// provenance; saying it again merges.
+func TestFactSupersession(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	store := mnemos.NewStore(f.pool, f.space, mnemos.Config{}, pgtest.Logger(t), nil)
+	scope, _ := f.thread(t, f.tenant(t))
+	say(t, f, store, scope, "Hi! I work on backend, mostly Go services.")
+	say(t, f, store, scope, "Quick update: I moved to frontend last week.", "I moved to frontend, yes.")
+
+	var team []mnemos.Fact
+	for _, fa := range current(t, store, scope) {
+		if fa.Slot == "user.team" {
+			team = append(team, fa)
+		}
+	}
+	if len(team) != 1 || !strings.Contains(strings.ToLower(team[0].Value), "frontend") || len(team[0].SourceMessageIDs) != 2 {
+		t.Fatalf("current team facts: %+v", team)
+	}
+	all, err := store.Facts(ctx, scope, mnemos.FactFilter{Closed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old *mnemos.Fact
+	for i := range all {
+		if all[i].Slot == "user.team" && all[i].ValidTo != nil {
+			old = &all[i]
+		}
+	}
+	if old == nil || old.SupersededBy != team[0].ID || old.ClosedReason != "superseded" || !strings.Contains(strings.ToLower(old.Value), "backend") || len(old.SourceMessageIDs) != 1 {
+		t.Fatalf("the old fact: %+v", old)
+	}
+	// The prompt sees the current one only.
+	block, ids, err := store.FactsBlock(ctx, scope, "en")
+	if err != nil || !strings.Contains(block, "frontend") || strings.Contains(block, "backend") || len(ids) == 0 {
+		t.Fatalf("facts block %q %v %v", block, ids, err)
+	}
+}
+
+// TestFactForgetAndCaps: "forget that…" closes the matching fact; over a
+// cap the least recently used go first and corrections and blockers last.
+func TestFactForgetAndCaps(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	store := mnemos.NewStore(f.pool, f.space, mnemos.Config{Facts: mnemos.FactCaps{User: 3}}, pgtest.Logger(t), nil)
+	scope, _ := f.thread(t, f.tenant(t))
+	say(t, f, store, scope, "Our budget is 5000 EUR for the whole project.")
+	if fs := current(t, store, scope); len(fs) != 1 || fs[0].Slot != "project.budget" {
+		t.Fatalf("budget fact: %+v", fs)
+	}
+	say(t, f, store, scope, "Forget that our budget is 5000 EUR.")
+	if fs := current(t, store, scope); len(fs) != 0 {
+		t.Fatalf("after forget: %+v", fs)
+	}
+	closed, _ := store.Facts(ctx, scope, mnemos.FactFilter{Closed: true})
+	if len(closed) != 1 || closed[0].ClosedReason != "forgotten" {
+		t.Fatalf("closed: %+v", closed)
+	}
+
+	// Four user facts with a cap of three: a correction written first
+	// outlives the facts used least recently.
+	add := func(kind, text string) mnemos.Fact {
+		fa, err := store.AddFact(ctx, scope, mnemos.FactInput{Scope: mnemos.ScopeUser, Kind: kind, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fa
+	}
+	corr := add(mnemos.KindCorrection, "The user's surname is spelled Ivanova, not Ivanov.")
+	a := add(mnemos.KindFact, "The user lives in Kazan.")
+	b := add(mnemos.KindFact, "The user has two cats.")
+	if err := store.MarkUsed(ctx, scope, []int64{a.ID}); err != nil { // b is now the least recently used
+		t.Fatal(err)
+	}
+	c := add(mnemos.KindPreference, "The user prefers short answers.")
+	got := map[int64]bool{}
+	for _, fa := range current(t, store, scope) {
+		got[fa.ID] = true
+	}
+	if !got[corr.ID] || !got[a.ID] || !got[c.ID] || got[b.ID] || len(got) != 3 {
+		t.Fatalf("after the cap: %v (correction %d, used %d, new %d, evicted %d)", got, corr.ID, a.ID, c.ID, b.ID)
+	}
+}
+
+// TestFactIsolation: two users, two projects: chat facts stay in their
+// thread, project facts in their project, a user's facts with the user,
+// in listings, in edits and in the prompt.
+func TestFactIsolation(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	store := mnemos.NewStore(f.pool, f.space, mnemos.Config{}, pgtest.Logger(t), nil)
+	u1 := f.tenant(t)
+	u2 := f.otherUser(t, u1)
+	projects := map[string]string{}
+	for _, name := range []string{"alpha", "beta"} {
+		th, err := f.hist.CreateThread(ctx, u1, history.ThreadCreate{Title: name, ProjectID: mustProject(t, f, u1, name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		projects[name] = th.ID
+	}
+	alpha, beta := u1.WithThread(projects["alpha"]), u1.WithThread(projects["beta"])
+	say(t, f, store, alpha, "The deadline is March 15 for the alpha release.", "My name is Anna.")
+	say(t, f, store, beta, "We decided to use Redis for the queue.")
+	other, _ := f.thread(t, u2)
+	say(t, f, store, other, "My name is Boris.")
+
+	blockAlpha, _, _ := store.FactsBlock(ctx, alpha, "en")
+	blockBeta, _, _ := store.FactsBlock(ctx, beta, "en")
+	blockOther, _, _ := store.FactsBlock(ctx, other, "en")
+	for _, tc := range []struct {
+		block, has, lacks string
+	}{
+		{blockAlpha, "March 15", "Redis"}, {blockAlpha, "Anna", "Boris"},
+		{blockBeta, "Redis", "March 15"}, {blockBeta, "Anna", "Boris"},
+		{blockOther, "Boris", "Anna"}, {blockOther, "Boris", "March 15"}, {blockOther, "Boris", "Redis"},
+	} {
+		if !strings.Contains(tc.block, tc.has) || strings.Contains(tc.block, tc.lacks) {
+			t.Errorf("block has %q, lacks %q:\n%s", tc.has, tc.lacks, tc.block)
+		}
+	}
+	mine := current(t, store, u1)
+	theirs := current(t, store, u2)
+	for _, fa := range theirs {
+		if strings.Contains(fa.Text, "Anna") || strings.Contains(fa.Text, "Redis") {
+			t.Fatalf("another user lists %+v", fa)
+		}
+		if _, err := store.UpdateFact(ctx, u1, fa.ID, mnemos.FactUpdate{}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+			t.Fatalf("editing another user's fact: %v", err)
+		}
+		if err := store.DeleteFact(ctx, u1, fa.ID); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+			t.Fatalf("deleting another user's fact: %v", err)
+		}
+	}
+	if len(mine) < 3 || len(theirs) != 1 {
+		t.Fatalf("mine %+v theirs %+v", mine, theirs)
+	}
+	if _, err := store.Facts(ctx, u2, mnemos.FactFilter{ThreadID: projects["alpha"]}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("another user listing by my thread: %v", err)
+	}
+	if _, err := store.AddFact(ctx, u2, mnemos.FactInput{Scope: mnemos.ScopeChat, Text: "x", ThreadID: projects["alpha"]}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("another user adding to my thread: %v", err)
+	}
+}
+
+func mustProject(t *testing.T, f *messagesFixture, scope yakor.Scope, name string) string {
+	t.Helper()
+	var id string
+	err := f.pool.QueryRow(context.Background(), `INSERT INTO projects (tenant_id, id, name) VALUES ($1, gen_random_uuid(), $2) RETURNING id::text`, scope.TenantID, name).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -1,0 +1,142 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"yakor/mnemos"
+	"yakor/turn"
+)
+
+// waitFacts polls the caller's current facts until cond holds.
+func (s *stack) waitFacts(tb testing.TB, cond func([]mnemos.Fact) bool) []mnemos.Fact {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var out struct{ Facts []mnemos.Fact }
+		if code := s.do(tb, "GET", "/api/v1/facts", "", &out); code != http.StatusOK {
+			tb.Fatalf("facts: %d", code)
+		}
+		if cond(out.Facts) {
+			return out.Facts
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("facts after a minute: %+v\njobs: %s", out.Facts, s.jobs(tb))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestFactsAndResets: facts come from the conversation and go into the
+// prompt; a user lists, adds, edits and deletes them; a long thread is
+// compacted; refresh and purge delete what they say.
+func TestFactsAndResets(t *testing.T) {
+	s := newStack(t, stackOptions{cfg: turn.Config{WindowChars: 1500}, compact: true})
+	thread := s.mustThread(t)
+	s.send(t, thread, "Hello! My name is Anna.")
+	s.send(t, thread, "Our budget is 5000 EUR for the whole project.")
+	s.send(t, thread, "We decided to use PostgreSQL 15.2 for storage.")
+	facts := s.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 3 })
+	byText := func(sub string) mnemos.Fact {
+		for _, f := range facts {
+			if strings.Contains(f.Text, sub) {
+				return f
+			}
+		}
+		t.Fatalf("no fact holds %q: %+v", sub, facts)
+		return mnemos.Fact{}
+	}
+	name, budget := byText("Anna"), byText("5000")
+	if name.Scope != "user" || budget.Scope != "project" || len(name.SourceMessageIDs) != 1 {
+		t.Fatalf("name %+v, budget %+v", name, budget)
+	}
+	var ctx struct {
+		Layers []struct{ Name, Text string }
+	}
+	s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
+	if ctx.Layers[1].Name != "facts" || !strings.Contains(ctx.Layers[1].Text, "Anna") || !strings.Contains(ctx.Layers[1].Text, "5000") {
+		t.Fatalf("facts layer: %+v", ctx.Layers[1])
+	}
+
+	var edited mnemos.Fact
+	if code := s.do(t, "PATCH", fmt.Sprintf("/api/v1/facts/%d", budget.ID), `{"text":"The project's budget is 6000 EUR."}`, &edited); code != http.StatusOK || edited.Text != "The project's budget is 6000 EUR." || edited.Source != "user" {
+		t.Fatalf("edit: %d %+v", code, edited)
+	}
+	var added mnemos.Fact
+	if code := s.do(t, "POST", "/api/v1/facts", `{"scope":"chat","kind":"blocker","text":"Waiting for the supplier's answer.","thread":"`+thread+`"}`, &added); code != http.StatusCreated || added.ThreadID != thread {
+		t.Fatalf("add: %d %+v", code, added)
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/facts", `{"scope":"galaxy","text":"x"}`},
+		{"POST", "/api/v1/facts", `{"scope":"user","kind":"rumour","text":"x"}`},
+		{"POST", "/api/v1/facts", `{"scope":"user","text":"  "}`},
+		{"POST", "/api/v1/facts", `{"scope":"chat","text":"no thread"}`},
+		{"POST", "/api/v1/facts", `{"scope":"user","text":"` + strings.Repeat("x", 2001) + `"}`},
+		{"PATCH", fmt.Sprintf("/api/v1/facts/%d", name.ID), `{"kind":"rumour"}`},
+		{"GET", "/api/v1/facts?scope=galaxy", ""},
+	} {
+		var e struct{ Error string }
+		if code := s.do(t, tc.method, tc.path, tc.body, &e); code != http.StatusBadRequest || e.Error == "" {
+			t.Errorf("%s %s %.40s: %d %q, want 400", tc.method, tc.path, tc.body, code, e.Error)
+		}
+	}
+	if code := s.do(t, "DELETE", fmt.Sprintf("/api/v1/facts/%d", name.ID), "", nil); code != http.StatusOK {
+		t.Fatalf("delete: %d", code)
+	}
+	if code := s.do(t, "DELETE", fmt.Sprintf("/api/v1/facts/%d", name.ID), "", nil); code != http.StatusNotFound {
+		t.Fatalf("delete again: %d", code)
+	}
+
+	// Long enough to overflow the window: the thread is compacted, and
+	// every message is still listed.
+	for i := range 8 {
+		s.send(t, thread, fmt.Sprintf("Cabinet %d needs %d boards of oak at 3400 each. %s", i, i+2, strings.Repeat("More details. ", 10)))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
+		if strings.Contains(ctx.Layers[3].Text, "[SUMMARY of messages") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary in the window:\n%s\njobs: %s", ctx.Layers[3].Text, s.jobs(t))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var listed struct{ Messages []struct{ Kind string } }
+	s.do(t, "GET", "/api/v1/threads/"+thread+"/messages", "", &listed)
+	kinds := map[string]int{}
+	for _, m := range listed.Messages {
+		kinds[m.Kind]++
+	}
+	if kinds["message"] != 22 || kinds["summary"] < 1 {
+		t.Fatalf("listed kinds %v, want all 22 messages and the summaries", kinds)
+	}
+
+	var refreshed struct{ Deleted map[string]int }
+	if code := s.do(t, "POST", "/api/v1/threads/"+thread+"/refresh", "", &refreshed); code != http.StatusOK ||
+		refreshed.Deleted["summaries"] != kinds["summary"] || refreshed.Deleted["chat_facts"] < 1 {
+		t.Fatalf("refresh: %d %+v", code, refreshed)
+	}
+	s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
+	if strings.Contains(ctx.Layers[3].Text, "[SUMMARY") || strings.Contains(ctx.Layers[1].Text, "supplier") {
+		t.Fatalf("refresh left the summary or the chat fact: %+v", ctx.Layers)
+	}
+	if code := s.do(t, "POST", "/api/v1/threads/00000000-0000-0000-0000-000000000000/refresh", "", nil); code != http.StatusNotFound {
+		t.Fatalf("refresh of an unknown thread: %d", code)
+	}
+
+	var out struct{ Facts []mnemos.Fact }
+	s.do(t, "GET", "/api/v1/facts?closed=true", "", &out)
+	var purged struct{ Deleted map[string]int }
+	if code := s.do(t, "DELETE", "/api/v1/users/me/memory", "", &purged); code != http.StatusOK || purged.Deleted["facts"] != len(out.Facts) || len(out.Facts) == 0 {
+		t.Fatalf("purge: %d %+v (had %d facts)", code, purged, len(out.Facts))
+	}
+	s.do(t, "GET", "/api/v1/facts?closed=true", "", &out)
+	if len(out.Facts) != 0 {
+		t.Fatalf("facts after the purge: %+v", out.Facts)
+	}
+}
