@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"yakor/mnemos"
 	"yakor/turn"
@@ -138,5 +141,98 @@ func TestFactsAndResets(t *testing.T) {
 	s.do(t, "GET", "/api/v1/facts?closed=true", "", &out)
 	if len(out.Facts) != 0 {
 		t.Fatalf("facts after the purge: %+v", out.Facts)
+	}
+}
+
+// TestFactIsolationHTTP: two users of one tenant and two projects: every
+// fact endpoint and the prompt keep chat facts to their thread, project
+// facts to their project and a user's facts to the user.
+func TestFactIsolationHTTP(t *testing.T) {
+	a := newStack(t, stackOptions{})
+	ctx := context.Background()
+	userB := a.scope
+	userB.UserID = uuid.NewString()
+	if _, err := a.pool.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, 'b')`, userB.TenantID, userB.UserID); err != nil {
+		t.Fatal(err)
+	}
+	b := newStack(t, stackOptions{pool: a.pool, scope: userB})
+
+	thread := func(s *stack, project string) string {
+		var th struct{ ID string }
+		if code := s.do(t, "POST", "/api/v1/threads", `{"title":"t","project":"`+project+`"}`, &th); code != http.StatusCreated {
+			t.Fatalf("thread: %d", code)
+		}
+		return th.ID
+	}
+	alpha, beta, bThread := thread(a, "alpha"), thread(a, "beta"), thread(b, "alpha")
+	a.send(t, alpha, "The deadline is March 15 for the release.")
+	a.send(t, alpha, "My name is Anna.")
+	a.send(t, beta, "Our budget is 9000 EUR.")
+	b.send(t, bThread, "My name is Boris.")
+	mine := a.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 3 })
+	b.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 1 })
+
+	factsOf := func(s *stack, thread string) string {
+		var c struct{ Layers []struct{ Name, Text string } }
+		s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &c)
+		return c.Layers[1].Text
+	}
+	for _, tc := range []struct {
+		s          *stack
+		thread     string
+		has, lacks []string
+	}{
+		{a, alpha, []string{"March 15", "Anna"}, []string{"9000", "Boris"}},
+		{a, beta, []string{"9000", "Anna"}, []string{"March 15", "Boris"}},
+		{b, bThread, []string{"Boris"}, []string{"Anna", "March 15", "9000"}},
+	} {
+		text := factsOf(tc.s, tc.thread)
+		for _, h := range tc.has {
+			if !strings.Contains(text, h) {
+				t.Errorf("prompt of %s lacks %q:\n%s", tc.thread, h, text)
+			}
+		}
+		for _, l := range tc.lacks {
+			if strings.Contains(text, l) {
+				t.Errorf("prompt of %s holds %q:\n%s", tc.thread, l, text)
+			}
+		}
+	}
+	var scoped struct{ Facts []mnemos.Fact }
+	a.do(t, "GET", "/api/v1/facts?scope=project&thread="+beta, "", &scoped)
+	if len(scoped.Facts) != 1 || !strings.Contains(scoped.Facts[0].Text, "9000") {
+		t.Fatalf("project facts of beta: %+v", scoped.Facts)
+	}
+	var theirs struct{ Facts []mnemos.Fact }
+	b.do(t, "GET", "/api/v1/facts?closed=true", "", &theirs)
+	for _, f := range theirs.Facts {
+		if strings.Contains(f.Text, "Anna") || strings.Contains(f.Text, "9000") || strings.Contains(f.Text, "March") {
+			t.Fatalf("user B lists user A's fact %+v", f)
+		}
+	}
+	for _, f := range mine {
+		id := fmt.Sprint(f.ID)
+		if code := b.do(t, "PATCH", "/api/v1/facts/"+id, `{"text":"hijacked"}`, nil); code != http.StatusNotFound {
+			t.Errorf("user B edits A's fact %s: %d", id, code)
+		}
+		if code := b.do(t, "DELETE", "/api/v1/facts/"+id, "", nil); code != http.StatusNotFound {
+			t.Errorf("user B deletes A's fact %s: %d", id, code)
+		}
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/api/v1/facts?thread=" + alpha, ""},
+		{"POST", "/api/v1/facts", `{"scope":"chat","text":"x","thread":"` + alpha + `"}`},
+		{"POST", "/api/v1/threads/" + alpha + "/refresh", ""},
+	} {
+		if code := b.do(t, tc.method, tc.path, tc.body, nil); code != http.StatusNotFound {
+			t.Errorf("user B %s %s: %d, want 404", tc.method, tc.path, code)
+		}
+	}
+	// B's purge leaves A's facts alone.
+	b.do(t, "DELETE", "/api/v1/users/me/memory", "", nil)
+	var after struct{ Facts []mnemos.Fact }
+	a.do(t, "GET", "/api/v1/facts", "", &after)
+	if len(after.Facts) != len(mine) {
+		t.Fatalf("user A's facts after B's purge: %d, want %d", len(after.Facts), len(mine))
 	}
 }
