@@ -1,4 +1,26 @@
-// Package mnemos will own long-term memory: chat, user and project facts
-// with forgetting, and the experience levels (L1 good answers, L2 research
-// themes, L3 antipatterns) stored with pgvector embeddings.
+// Package mnemos is Yakor's long-term memory.
+//
+// Experiences, shared by all of a tenant's conversations: L1 examples
+// (answers graded 4–5), L2 research notes grouped by theme, L3 antipatterns
+// (answers graded 1–2, with what was wrong). Each is embedded in its
+// model's space (embed_spaces; vectors are only compared within one, through
+// partial HNSW indexes per space and level) and recalled for each message
+// by similarity plus a topic boost, fenced in <memory-context> within a
+// budget; Scrubber takes an echo of that block out of the model's reply.
+// Route turns grades (the grader's, or a user's thumbs, which outrank it)
+// into experiences, research_sufler_fails and research topics,
+// deduplicated by meaning; a retried grade writes nothing twice.
+//
+// Facts, each one user's: chat, user and project facts of seven kinds,
+// extracted after each turn (the helper model, or OfflineFacts), with
+// provenance, confidence and validity: a new value of a slot supersedes the
+// old fact, "forget that…" closes facts, and caps per scope evict the least
+// recently used. FactsBlock puts them in the prompt's head; Resetter clears
+// a thread's short-term memory or a user's whole memory on their word.
+//
+// MessageIndex keeps message embeddings for the semantic leg of history
+// search. The package owns embed_spaces, experiences, grades,
+// research_topics (research status columns: likbez), research_sufler_fails,
+// message_embeddings, facts and fact_cursors; it reads messages and threads
+// (history's) and deletes anchors through their owner.
 package mnemos
