@@ -182,7 +182,8 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 
 // ThreadFilter narrows FindThreads.
 type ThreadFilter struct {
-	Limit int // 0: 100; at most 1000
+	Limit int    // 0: 100; at most 1000
+	Title string // only threads whose title contains it, case-insensitively
 }
 
 // FindThreads lists scope's user's threads, most recently active first.
@@ -191,8 +192,9 @@ func (s *Store) FindThreads(ctx context.Context, scope yakor.Scope, f ThreadFilt
 		f.Limit = 100
 	}
 	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2
+  AND ($4 = '' OR yakor_fold(title) LIKE '%' || yakor_fold($4) || '%' ESCAPE '\')
 ORDER BY updated_at DESC, id LIMIT $3`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit, escapeLike(f.Title))
 	if err != nil {
 		return nil, postgres.Wrap("find threads", err)
 	}
@@ -205,6 +207,28 @@ ORDER BY updated_at DESC, id LIMIT $3`
 		return nil, postgres.Wrap("find threads", err)
 	}
 	return threads, nil
+}
+
+// RenameThread sets scope's thread's title.
+func (s *Store) RenameThread(ctx context.Context, scope yakor.Scope, title string) (Thread, error) {
+	title = strings.TrimSpace(title)
+	if err := ValidText("title", title, MaxTitleChars); err != nil {
+		return Thread{}, err
+	}
+	tag, err := s.db.Exec(ctx, `UPDATE threads SET title = $4 WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, scope.ThreadParam(), title)
+	if err != nil {
+		return Thread{}, postgres.Wrap("rename thread", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return Thread{}, yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
+	}
+	return s.FindThread(ctx, scope)
+}
+
+// escapeLike escapes LIKE's wildcards and escape character in s.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 const threadColumns = `id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at, message_count, authors`

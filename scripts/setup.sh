@@ -6,6 +6,9 @@
 #   pgvector: Debian's postgresql-NN-pgvector where the suite has it, else
 #   built from Debian's pgvector source package of a suite that carries it.
 #
+#   With the argument "test": also Chromium, which the browser tests drive
+#   (Debian's chromium package).
+#
 # Environment:
 #   YAKOR_PG_VERSION      PostgreSQL major version to use (default: newest installed, else 15)
 #   YAKOR_PGVECTOR_SUITE  Debian suite to take pgvector's source from (default: trixie)
@@ -88,3 +91,12 @@ fi
 
 [ -f "$EXTDIR/vector.control" ] || { log "pgvector is still missing from $EXTDIR"; exit 1; }
 log "ready: PostgreSQL $PGV with pg_trgm and pgvector"
+
+# 4. Chromium for the browser tests.
+if [ "${1:-}" = "test" ]; then
+  if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    apt_install chromium fonts-dejavu-core
+  fi
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { log "chromium is still missing"; exit 1; }
+  log "ready: $(chromium --version 2>/dev/null || chromium-browser --version)"
+fi

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh test
 go build -o bin/yakor ./cmd/yakor
 
 if [ -z "${TEST_DATABASE_URL:-}" ]; then

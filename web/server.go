@@ -32,6 +32,7 @@ type Threads interface {
 	CreateThread(ctx context.Context, scope yakor.Scope, tc history.ThreadCreate) (history.Thread, error)
 	FindThreads(ctx context.Context, scope yakor.Scope, f history.ThreadFilter) ([]history.Thread, error)
 	FindThread(ctx context.Context, scope yakor.Scope) (history.Thread, error)
+	RenameThread(ctx context.Context, scope yakor.Scope, title string) (history.Thread, error)
 	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
 }
 
@@ -74,6 +75,27 @@ type Deps struct {
 	LocalScope yakor.Scope
 	// MaxBodyBytes bounds a request body; 0 means 2 MiB.
 	MaxBodyBytes int64
+	// Info describes the service to clients (GET /api/v1/info).
+	Info Info
+	// UIDir serves the web chat from this folder instead of the embedded
+	// copy (development).
+	UIDir string
+}
+
+// Info is what clients are told about the service: the models in use, so
+// a UI can say when the offline model answers.
+type Info struct {
+	Chat    ModelInfo `json:"chat"`
+	Helper  ModelInfo `json:"helper"`
+	Embed   ModelInfo `json:"embed"`
+	Offline bool      `json:"offline"` // the chat model is the offline one
+	Version string    `json:"version"`
+}
+
+// ModelInfo names a role's model.
+type ModelInfo struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
 }
 
 // Server is Yakor's HTTP server.
@@ -92,6 +114,8 @@ type Server struct {
 	resetter      Resetter
 	db            Pinger
 	local         yakor.Scope
+	info          Info
+	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	engine        *gin.Engine
 }
@@ -101,7 +125,7 @@ func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
 		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
-		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes,
+		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info,
 	}
 	if s.maxBodyBytes <= 0 {
 		s.maxBodyBytes = 2 << 20
@@ -110,6 +134,9 @@ func NewServer(d Deps) *Server {
 	e.HandleMethodNotAllowed = true
 	e.Use(s.recover(), s.observe(newHTTPMetrics(d.Registerer)))
 	e.NoRoute(func(c *gin.Context) {
+		if s.index != nil && s.index(c) {
+			return
+		}
 		c.JSON(http.StatusNotFound, gin.H{"error": "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
 	})
 	e.NoMethod(func(c *gin.Context) {
@@ -120,6 +147,7 @@ func NewServer(d Deps) *Server {
 	e.GET("/readyz", s.handleReady)
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
 
+	registerUI(e, s, d.UIDir)
 	api := e.Group("/api/v1", s.authenticate())
 	registerThreadRoutes(api, s)
 	registerMessageRoutes(api, s)
@@ -129,6 +157,7 @@ func NewServer(d Deps) *Server {
 	registerMemoryRoutes(api, s)
 	registerResearchRoutes(api, s)
 	registerFactRoutes(api, s)
+	api.GET("/info", func(c *gin.Context) { c.JSON(http.StatusOK, s.info) })
 	s.engine = e
 	return s
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"yakor"
 	"yakor/history"
 	"yakor/turn"
 )
@@ -14,6 +15,7 @@ func registerThreadRoutes(g *gin.RouterGroup, s *Server) {
 	g.POST("/threads", s.handleThreadCreate)
 	g.GET("/threads", s.handleThreadIndex)
 	g.GET("/threads/:id", s.handleThreadView)
+	g.PATCH("/threads/:id", s.handleThreadRename)
 	g.GET("/threads/:id/context", s.handleThreadContext)
 }
 
@@ -59,7 +61,7 @@ func (s *Server) handleThreadCreate(c *gin.Context) {
 }
 
 func (s *Server) handleThreadIndex(c *gin.Context) {
-	ts, err := s.threads.FindThreads(c.Request.Context(), scopeOf(c), history.ThreadFilter{})
+	ts, err := s.threads.FindThreads(c.Request.Context(), scopeOf(c), history.ThreadFilter{Title: c.Query("q")})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -69,6 +71,27 @@ func (s *Server) handleThreadIndex(c *gin.Context) {
 		out[i] = toThreadJSON(t)
 	}
 	c.JSON(http.StatusOK, gin.H{"threads": out})
+}
+
+// handleThreadRename sets a thread's title: {"title"}.
+func (s *Server) handleThreadRename(c *gin.Context) {
+	var in struct {
+		Title *string `json:"title"`
+	}
+	if err := s.decode(c, &in); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if in.Title == nil {
+		s.fail(c, yakor.Errorf(yakor.EINVALID, "title is missing"))
+		return
+	}
+	t, err := s.threads.RenameThread(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")), *in.Title)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toThreadJSON(t))
 }
 
 func (s *Server) handleThreadView(c *gin.Context) {

@@ -131,6 +131,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.pool,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
+		Info: web.Info{
+			Chat:    web.ModelInfo{Provider: cfg.Chat.Provider, Model: chat.Model()},
+			Helper:  web.ModelInfo{Provider: cfg.Helper.Provider, Model: cfg.Helper.Model},
+			Embed:   web.ModelInfo{Provider: cfg.Embed.Provider, Model: cfg.Embed.Model},
+			Offline: chat.Provider() == "offline",
+		},
+		UIDir: cfg.UIDir,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
