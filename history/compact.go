@@ -115,7 +115,7 @@ type Completer interface {
 type CompactConfig struct {
 	WindowChars  int // the window's budget; compaction starts when what it would hold exceeds it; default 20,000
 	TailChars    int // the newest messages kept verbatim; default half the window
-	SummaryChars int // the summary's size at most; default 4,000
+	SummaryChars int // the summary's size at most; default a quarter of the window, at most 4,000
 	MinSave      int // a pass must save at least this many characters; default 2,000
 }
 
@@ -127,7 +127,9 @@ func (c *CompactConfig) defaults() {
 		c.TailChars = c.WindowChars / 2
 	}
 	if c.SummaryChars <= 0 {
-		c.SummaryChars = 4000
+		// A summary that filled the window would leave no room for the
+		// messages it precedes.
+		c.SummaryChars = min(4000, max(c.WindowChars/4, 500))
 	}
 	if c.MinSave <= 0 {
 		c.MinSave = 2000

@@ -141,9 +141,12 @@ func sumCarries(s string) bool {
 		sumHas(s, sumCarryWords) {
 		return true
 	}
-	for i, w := range sumWords(s) {
+	words := sumWords(s)
+	for i, w := range words {
 		r, _ := utf8.DecodeRuneInString(w)
-		if i > 0 && unicode.IsUpper(r) && w != "I" && !strings.HasPrefix(w, "I'") ||
+		// A name carries a statement ("Anna Petrova leads the team"), not a
+		// greeting ("Thanks, Mel!").
+		if i > 0 && len(words) >= 6 && unicode.IsUpper(r) && w != "I" && !strings.HasPrefix(w, "I'") ||
 			slices.ContainsFunc(sumDatePrefixes, func(p string) bool { return strings.HasPrefix(search.Fold(w), p) }) {
 			return true
 		}

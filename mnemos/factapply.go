@@ -42,8 +42,20 @@ const factBatch = 200
 // thread and moves the cursor in the same transaction, so no message is read
 // twice. It returns how many facts it wrote or merged.
 func (s *Store) ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
-	n := 0
-	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+	total := 0
+	for {
+		n, more, err := s.extractBatch(ctx, scope, upTo)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// extractBatch is one transaction of ExtractFacts: up to factBatch
+// messages. more reports that messages up to upTo are left.
+func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64) (n int, more bool, err error) {
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 7418550))`, scope.TenantID, scope.ThreadID); err != nil {
 			return err
 		}
@@ -61,9 +73,11 @@ func (s *Store) ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64)
 			return err
 		}
 		through := cursor
+		more = len(msgs) == factBatch
 		var context strings.Builder
 		for _, m := range msgs {
 			if upTo > 0 && m.ID > upTo {
+				more = false
 				break
 			}
 			through = m.ID
@@ -95,9 +109,9 @@ ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_i
 		return err
 	})
 	if err != nil {
-		return 0, postgres.Wrap("extract facts", err)
+		return 0, false, postgres.Wrap("extract facts", err)
 	}
-	return n, nil
+	return n, more, nil
 }
 
 // extract asks the helper model for a message's facts, or the offline

@@ -104,7 +104,8 @@ type Result struct {
 	SemanticErr error `json:"-"`
 }
 
-// Search finds the messages of scope's thread that best match query: the
+// Search finds the messages of scope's thread that best match query (its
+// own messages, not the summaries of them, which only repeat them): the
 // query's keywords (folded, stop words and the thread's speakers' names
 // removed, stemmed) are matched as substrings of the folded text, weighted
 // by how rare each is in the thread, and fused by reciprocal rank with
@@ -183,7 +184,7 @@ WITH kw AS (
     FROM kw CROSS JOIN LATERAL (
         SELECT id FROM messages
         WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
-          AND ($5::bigint = 0 OR id < $5)
+          AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary'
           AND folded LIKE kw.pat
         LIMIT $6
     ) m
@@ -204,7 +205,7 @@ SELECT c.id, ts_rank(c.tsv, q.q)::float8 AS rank
 FROM q, LATERAL (
     SELECT id, tsv FROM messages
     WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
-      AND ($5::bigint = 0 OR id < $5)
+      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary'
       AND tsv @@ q.q
     LIMIT $6
 ) c
@@ -222,7 +223,7 @@ SELECT m.id, k.i::int, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 E
 FROM messages m
 CROSS JOIN websearch_to_tsquery('russian', $5) AS q(q)
 LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i) ON strpos(m.folded, k.s) > 0
-WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND ($6::bigint = 0 OR m.id < $6)
+WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND ($6::bigint = 0 OR m.id < $6) AND m.kind <> 'summary'
   AND (k.i IS NOT NULL OR m.tsv @@ q.q)`
 
 type scored struct {
@@ -423,12 +424,12 @@ FROM unnest($4::bigint[]) AS h(id)
 JOIN messages m ON m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND m.id = h.id
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id
+    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id AND kind <> 'summary'
     ORDER BY id DESC LIMIT 1
 ) p ON true
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7)
+    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7) AND kind <> 'summary'
     ORDER BY id LIMIT 1
 ) x ON true`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, ids, !opt.NoNeighbours, shortHit, opt.BeforeID)

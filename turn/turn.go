@@ -232,11 +232,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
-	beforeID := userMsg.ID
-	if len(window) > 0 {
-		beforeID = window[0].ID
-	}
-	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, beforeID, memory.Text, &tr, fn)
+	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, SearchBefore(window, userMsg.ID), memory.Text, &tr, fn)
 	if found.Items > 0 || len(tr.Searches) > 0 {
 		tr.Layers = append(tr.Layers, found)
 		tr.PromptChars += found.Chars
@@ -378,6 +374,25 @@ func (e *Engine) facts(ctx context.Context, scope yakor.Scope, lang string) (str
 		return "", nil, fmt.Errorf("facts block: %w", err)
 	}
 	return text, ids, nil
+}
+
+// SearchBefore is the message a turn's searches look before: the first of
+// the window's run of newest messages, so hits add what the window lacks.
+// A compacted window leads with the thread's first exchange and a summary;
+// the run starts after what the summary covers.
+func SearchBefore(window []history.Message, userMsg int64) int64 {
+	after := int64(0)
+	for _, m := range window {
+		if m.Kind == history.KindSummary {
+			after = max(after, m.SummaryThrough)
+		}
+	}
+	for _, m := range window {
+		if m.Kind != history.KindSummary && m.ID > after {
+			return m.ID
+		}
+	}
+	return userMsg
 }
 
 // recall calls up the long-term memory for message. Memory helps a turn but

@@ -23,7 +23,7 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("bench: say which benchmark: turn, search, locomo or mnemos")
+		return fmt.Errorf("bench: say which benchmark: turn, search, locomo, locomo-loss or mnemos")
 	}
 	switch args[0] {
 	case "turn":
@@ -31,10 +31,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runBenchSearch(ctx, args[1:], stdout, stderr, getenv)
 	case "locomo":
 		return runBenchLocomo(ctx, args[1:], stdout, stderr, getenv)
+	case "locomo-loss":
+		return runBenchLocomoLoss(ctx, args[1:], stdout, stderr, getenv)
 	case "mnemos":
 		return runBenchMnemos(ctx, args[1:], stdout, stderr, getenv)
 	default:
-		return fmt.Errorf("bench: unknown benchmark %q: say turn, search, locomo or mnemos", args[0])
+		return fmt.Errorf("bench: unknown benchmark %q: say turn, search, locomo, locomo-loss or mnemos", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
