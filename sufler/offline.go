@@ -89,7 +89,7 @@ func offlineScore(ex Exchange) Grade {
 	if p, ok := match(ex.NextUser, corrections); ok {
 		return Grade{Score: 2, Reason: fmt.Sprintf("The user's next message corrected the answer (%q).", p)}
 	}
-	if p, ok := match(answer, admissions); ok {
+	if p, ok := match(answer, admissions); ok && asks(ex.Question) {
 		return Grade{Score: 2, Reason: fmt.Sprintf("The answer admits it has nothing to offer (%q).", p)}
 	}
 	nums := numbers(answer)
@@ -132,6 +132,30 @@ func offlineScore(ex Exchange) Grade {
 			"The answer shares %d of the question's %d keywords.", shared, len(qk))}
 	}
 	return Grade{Score: 3, Reason: "The answer is not clearly grounded in the context."}
+}
+
+// questionWords open a question without a question mark.
+var questionWords = []string{"what", "how", "why", "when", "where", "who", "which", "is", "are", "do", "does", "did", "can", "could", "should",
+	"что", "как", "почему", "зачем", "когда", "где", "кто", "какой", "какая", "какие", "сколько", "можно", "ли"}
+
+// asks reports whether a message asks something: a question mark, or a
+// question word first. "Nothing found" answers a statement without failing
+// it: nothing was asked.
+func asks(message string) bool {
+	if strings.ContainsAny(message, "?？") {
+		return true
+	}
+	fields := strings.Fields(strings.ToLower(message))
+	if len(fields) == 0 {
+		return false
+	}
+	first := strings.Trim(fields[0], ",.:;!")
+	for _, w := range questionWords {
+		if first == w {
+			return true
+		}
+	}
+	return false
 }
 
 // stripNotice trims answer and drops its first line when that line is the

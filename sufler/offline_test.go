@@ -74,6 +74,8 @@ func TestOffline(t *testing.T) {
 		{"admits нет информации", sufler.Exchange{Question: ruQ, Answer: "По этому вопросу нет информации."}, 2, "нет информации"},
 		{"unknown is not know", sufler.Exchange{Question: enQ, Answer: "The white oak LDSP sheet price is unknown to the idontknow bot."}, 4, "keywords"},
 		{"offline not found, English", sufler.Exchange{Question: enQ, Answer: englishNotice + "\n\n" + englishNotFound, Context: enCtx}, 2, "found nothing"},
+		{"nothing asked, nothing failed", sufler.Exchange{Question: "My name is Anna. Price list: board 3400.", Answer: "Nothing in the conversation memory matches this question yet.", Context: enCtx}, 3, "not clearly grounded"},
+		{"a question without a question mark", sufler.Exchange{Question: "what did the board cost", Answer: "I don't know.", Context: enCtx}, 2, "nothing to offer"},
 		{"offline not found, Russian", sufler.Exchange{Question: ruQ, Answer: russianNotice + "\n\n" + russianNotFound, Context: ruCtx}, 2, "ничего не нашел"},
 
 		// Rule 3: invented numbers.
@@ -136,7 +138,7 @@ func TestOfflineTopic(t *testing.T) {
 		{"Сколько стоит доставка ЛДСП в Казань?", "стоит доставка лдсп казань"},
 		{"Why?", "Why?"},
 		{"Ну и что же?   А?", "Ну и что же? А?"},
-		{strings.Repeat("ы ", 50), strings.TrimSpace(strings.Repeat("ы ", 30))},
+		{strings.Repeat("ы ", 50) + "?", strings.TrimSpace(strings.Repeat("ы ", 30))},
 	}
 	for _, tt := range tests {
 		got := sufler.Offline(sufler.Exchange{Question: tt.question, Answer: "I don't know."})
