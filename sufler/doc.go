@@ -61,7 +61,10 @@
 //     find", "I don't know", "I do not know", "no information", "not sure",
 //     "ничего не нашёл" (нашла), "не нашлось", "не знаю", "нет информации",
 //     "не могу ответить", and the offline model's own "Nothing in the
-//     conversation memory matches" and "нет ничего, что подходит".
+//     conversation memory matches" and "нет ничего, что подходит". It
+//     applies only when the message asked something (a question mark, or a
+//     question word first): a statement answered "nothing matches" failed
+//     at nothing.
 //  3. Invented data, judged only when there is a context: a number of the
 //     answer with at least two digits that is in neither the question nor
 //     the context gives 2, and the reason lists up to three of them.
