@@ -30,13 +30,13 @@ type Graded struct {
 // Routed says where a grade went.
 type Routed struct {
 	// Level is the experience level written (or merged into), 0 for none.
-	Level        int
-	ExperienceID int64
-	Merged       bool
-	TopicID      int64 // the research topic fed, for a fail
+	Level        int   `json:"level"`
+	ExperienceID int64 `json:"experience_id,omitempty"`
+	Merged       bool  `json:"merged"`
+	TopicID      int64 `json:"topic_id,omitempty"` // the research topic fed, for a fail
 	// Skipped reports a grade that changed nothing: a retry of the same
 	// grade, or the model's grade of a reply the user has graded.
-	Skipped bool
+	Skipped bool `json:"skipped"`
 }
 
 // Route stores a reply's grade and routes it: >= 4 to L1, <= 2 to L3, to

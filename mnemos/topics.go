@@ -23,7 +23,8 @@ type Topic struct {
 	Attempts      int        `json:"attempts"`
 	LastError     string     `json:"last_error"`
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
-	// Fails counts the graded fails that point at it.
+	// Fails counts the graded fails that point at it (0 for a topic added
+	// by hand).
 	Fails     int       `json:"fails"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -74,13 +75,24 @@ FROM research_topics WHERE tenant_id = $1 ORDER BY id DESC LIMIT 500`
 	if err := rows.Err(); err != nil {
 		return 0, false, err
 	}
+	fails := 1
+	if source == "manual" {
+		fails = 0
+	}
 	if match != 0 {
-		_, err := tx.Exec(ctx, `UPDATE research_topics SET fails = fails + 1, updated_at = now() WHERE tenant_id = $1 AND id = $2`, tenant, match)
+		// A fail counts once more; a topic asked for by hand again is
+		// studied again if it had failed for good.
+		const q = `UPDATE research_topics SET fails = fails + $3, updated_at = now(),
+    status = CASE WHEN $3 = 0 AND status = 'failed' THEN 'pending' ELSE status END,
+    attempts = CASE WHEN $3 = 0 AND status = 'failed' THEN 0 ELSE attempts END,
+    next_attempt_at = CASE WHEN $3 = 0 AND status = 'failed' THEN now() ELSE next_attempt_at END
+WHERE tenant_id = $1 AND id = $2`
+		_, err := tx.Exec(ctx, q, tenant, match, fails)
 		return match, false, err
 	}
 	const ins = `INSERT INTO research_topics (tenant_id, topic, source, fails, space_id, embedding)
-VALUES ($1, $2, $3, 1, $4, $5) RETURNING id`
-	err = tx.QueryRow(ctx, ins, tenant, topic, source, space, vec).Scan(&id)
+VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`
+	err = tx.QueryRow(ctx, ins, tenant, topic, source, fails, space, vec).Scan(&id)
 	return id, err == nil, err
 }
 

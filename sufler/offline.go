@@ -2,6 +2,7 @@ package sufler
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -133,6 +134,9 @@ func offlineScore(ex Exchange) Grade {
 	}
 	return Grade{Score: 3, Reason: "The answer is not clearly grounded in the context."}
 }
+
+// stamps match ISO dates and clock times.
+var stamps = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b`)
 
 // questionWords open a question without a question mark.
 var questionWords = []string{"what", "how", "why", "when", "where", "who", "which", "is", "are", "do", "does", "did", "can", "could", "should",
@@ -281,6 +285,9 @@ type number struct {
 // ("3,200", "1 500"); one "." or "," with digits after it starts the decimals
 // ("12.5", "12,5").
 func numbers(s string) []number {
+	// Dates and times are stamps (a found message's "2026-12-02 15:40"),
+	// not data an answer could invent.
+	s = stamps.ReplaceAllString(s, " ")
 	var out []number
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) || i > 0 && isDigit(s[i-1]) {

@@ -177,3 +177,16 @@ func TestOfflineModelReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineStamps: the date and time a found message carries are not
+// invented numbers.
+func TestOfflineStamps(t *testing.T) {
+	g := sufler.Offline(sufler.Exchange{
+		Question: "What did the oak board cost?",
+		Answer:   "Found in the conversation's history: «(2026-12-02 15:40, user) Price list: oak board 3400»",
+		Context:  "user: Price list: oak board 3400, birch panel 1250.",
+	})
+	if g.Score < 4 {
+		t.Fatalf("grade %+v: the stamp was taken for invented data", g)
+	}
+}

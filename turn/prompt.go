@@ -65,6 +65,7 @@ type parts struct {
 	factIDs      []int64 // the facts in it
 	factBudget   int
 	anchors      anchorLayer
+	anchorBudget int
 	window       []history.Message
 	windowBudget int
 	memory       mnemos.Recall
@@ -90,7 +91,7 @@ func assemble(pt parts) Prompt {
 	if anchors.text != "" {
 		head += "\n\n" + anchors.text
 	}
-	p.Layers = append(p.Layers, Layer{Name: LayerAnchors, Chars: utf8.RuneCountInString(anchors.text), Items: anchors.items, Text: anchors.text})
+	p.Layers = append(p.Layers, Layer{Name: LayerAnchors, Chars: utf8.RuneCountInString(anchors.text), Budget: pt.anchorBudget, Items: anchors.items, Text: anchors.text})
 	p.Messages = append(p.Messages, llm.Message{Role: "system", Content: head})
 
 	window, windowBudget, memoryBudget := pt.window, pt.windowBudget, pt.memoryBudget

@@ -45,8 +45,10 @@ type Config struct {
 	// durable job after the reply), AnchorSync (before the answer, so the
 	// message's own topic is in its prompt) or AnchorOff.
 	AnchorMode string
-	// FactBudget is the facts block's budget, shown in traces.
-	FactBudget int
+	// FactBudget and AnchorBudget are the facts and anchors blocks'
+	// budgets, shown in traces.
+	FactBudget   int
+	AnchorBudget int
 }
 
 // Anchor modes.
@@ -227,7 +229,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
 	memory := e.recall(ctx, scope, userMsg.Content, lang, &tr)
-	prompt := assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchors: block,
+	prompt := assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
 		window: window, windowBudget: e.cfg.WindowChars, memory: memory, memoryBudget: e.memoryBudget, message: userMsg.Content})
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
@@ -360,7 +362,7 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if err != nil {
 		return Prompt{}, err
 	}
-	return assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchors: block,
+	return assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
 		window: window, windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}), nil
 }
 

@@ -38,12 +38,14 @@ func uiFS(dir string) fs.FS {
 func registerUI(e *gin.Engine, s *Server, dir string) {
 	files := uiFS(dir)
 	assets := http.StripPrefix("/assets/", http.FileServer(http.FS(files)))
-	e.GET("/assets/*path", func(c *gin.Context) {
+	serveAsset := func(c *gin.Context) {
 		c.Header("Content-Security-Policy", uiPolicy)
 		c.Header("X-Content-Type-Options", "nosniff")
 		c.Header("Cache-Control", "no-cache")
 		assets.ServeHTTP(c.Writer, c.Request)
-	})
+	}
+	e.GET("/assets/*path", serveAsset)
+	e.HEAD("/assets/*path", serveAsset)
 	e.GET("/", func(c *gin.Context) { s.serveIndex(c, files) })
 	s.index = func(c *gin.Context) bool {
 		p := c.Request.URL.Path

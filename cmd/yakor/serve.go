@@ -75,7 +75,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	engine := turn.NewEngine(db.pool, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
-		AnchorMode: cfg.AnchorMode, FactBudget: cfg.FactBudget,
+		AnchorMode: cfg.AnchorMode, FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget,
 	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
 	grader := sufler.NewService(sufler.NewGrader(helperCompleter(cfg, log), cfg.Helper.Model), memory, hist, engine, log, reg)
 	searcher := search.NewSearcher(db.pool)
