@@ -16,6 +16,7 @@ const (
 	ETIMEOUT      = "timeout"      // the model server did not answer in time
 	EUNAVAILABLE  = "unavailable"  // a dependency (the database) is down; retrying later may work
 	EUNAUTHORIZED = "unauthorized" // no valid credentials
+	ETOOMANY      = "too_many"     // over a rate or concurrency limit; retry later
 )
 
 // Error is an error with a code and a message meant for the user of the API.

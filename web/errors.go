@@ -20,6 +20,7 @@ var statuses = map[string]int{
 	yakor.EMODEL:        http.StatusBadGateway,
 	yakor.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	yakor.ETIMEOUT:      http.StatusGatewayTimeout,
+	yakor.ETOOMANY:      http.StatusTooManyRequests,
 }
 
 // statusOf returns the HTTP status for err.

@@ -65,6 +65,8 @@ type stackOptions struct {
 	// compact runs compaction after turns (off: the scenarios that need
 	// the first exchange to scroll out).
 	compact bool
+	// keys makes the server check API keys, as yakor serve does.
+	keys bool
 }
 
 func newStack(tb testing.TB, o stackOptions) *stack {
@@ -115,6 +117,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
 		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
 		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
+		Keys: keysOf(o.keys, pool),
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)
@@ -249,4 +252,12 @@ func jsonBody(v any) string {
 	var b bytes.Buffer
 	_ = json.NewEncoder(&b).Encode(v)
 	return b.String()
+}
+
+// keysOf is the key checker of a stack: the accounts store when on.
+func keysOf(on bool, pool *pgxpool.Pool) web.Keys {
+	if !on {
+		return nil
+	}
+	return account.NewStore(pool)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func registerMessageRoutes(g *gin.RouterGroup, s *Server) {
-	g.POST("/threads/:id/messages", s.handleMessageSend)
+	g.POST("/threads/:id/messages", s.turnSlot(), s.handleMessageSend)
 	g.GET("/threads/:id/messages", s.handleMessageIndex)
 }
 

@@ -80,6 +80,11 @@ type Deps struct {
 	// UIDir serves the web chat from this folder instead of the embedded
 	// copy (development).
 	UIDir string
+	// Keys checks API keys; nil serves LocalScope to every request (tests).
+	Keys Keys
+	// NoLocal refuses requests without a key even while no key exists (a
+	// server listening beyond loopback).
+	NoLocal bool
 }
 
 // Info is what clients are told about the service: the models in use, so
@@ -115,6 +120,7 @@ type Server struct {
 	db            Pinger
 	local         yakor.Scope
 	info          Info
+	auth          *auth
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	engine        *gin.Engine
@@ -125,7 +131,7 @@ func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
 		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
-		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info,
+		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal),
 	}
 	if s.maxBodyBytes <= 0 {
 		s.maxBodyBytes = 2 << 20
@@ -176,15 +182,6 @@ func (s *Server) handleReady(c *gin.Context) {
 }
 
 const scopeKey = "yakor.scope"
-
-// authenticate resolves the caller's scope. Until API keys exist, the
-// server only listens on loopback and serves one local user.
-func (s *Server) authenticate() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		c.Set(scopeKey, s.local)
-		c.Next()
-	}
-}
 
 func scopeOf(c *gin.Context) yakor.Scope {
 	return c.MustGet(scopeKey).(yakor.Scope)

@@ -46,7 +46,8 @@ type Config struct {
 	FactCapUser     int
 	FactCapProject  int
 
-	UIDir string // serve the web chat from this folder (development)
+	UIDir       string // serve the web chat from this folder (development)
+	AllowNoKeys bool   // listen beyond loopback without API keys
 
 	SearXNGURL           string        // research source; "" leaves topics pending
 	ResearchSchedule     string        // cron spec of the research job; "off": only when asked
@@ -168,6 +169,7 @@ func settings() []setting {
 		{"embed-model", "YAKOR_EMBED_MODEL", "", "embedding model name, e.g. text-embedding-3-small", str(func(c *Config) *string { return &c.Embed.Model })},
 		{"model-timeout", "YAKOR_MODEL_TIMEOUT", "120s", "time one model call may take (a whole streamed reply)", dur("model-timeout", func(c *Config) *time.Duration { return &c.ModelTimeout })},
 		{"model-retries", "YAKOR_MODEL_RETRIES", "3", "retries of a model call on 429, 5xx and connection errors", num("model-retries", func(c *Config) *int { return &c.ModelRetries })},
+		{"allow-no-keys", "YAKOR_ALLOW_NO_KEYS", "false", "listen beyond loopback without API keys: anyone reaching the address acts as the one local user (for a trusted network only)", boolean("allow-no-keys", func(c *Config) *bool { return &c.AllowNoKeys })},
 		{"ui-dir", "YAKOR_UI_DIR", "", "serve the web chat from this folder instead of the copy built in (for working on the UI: edits show on reload), e.g. web/ui", str(func(c *Config) *string { return &c.UIDir })},
 		{"log-level", "YAKOR_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
 		{"log-format", "YAKOR_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},

@@ -5,6 +5,7 @@
 //	yakor serve [--addr 127.0.0.1:8080] [--data-dir DIR]   run the service
 //	yakor migrate                                          apply the schema and exit
 //	yakor db start|stop [--data-dir DIR]                   manage a detached private cluster
+//	yakor keys create|list|revoke                          API keys (shown once, stored hashed)
 //	yakor likbez run                                       run the research job now
 //	yakor mnemos reembed [--all]                           re-embed long-term memory after a model change
 //	yakor bench turn [--messages 1000,100000]              measure the memory layer's cost per turn
@@ -27,6 +28,7 @@ usage:
   yakor serve [flags]        run the HTTP service (API on /api/v1)
   yakor migrate [flags]      apply the database migrations and exit
   yakor db start|stop        run a detached private PostgreSQL in --data-dir (for tests and tools)
+  yakor keys create|list|revoke  make (shown once), list and revoke API keys
   yakor likbez run           run the research job now (study the research topics that are due)
   yakor mnemos reembed       re-embed experiences and research topics with the configured embedding model
   yakor bench turn [flags]   measure the per-turn cost of the memory layer
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runMigrate(ctx, args, stderr, getenv)
 	case "db":
 		return runDB(ctx, args, stdout, stderr, getenv)
+	case "keys":
+		return runKeys(ctx, args, stdout, stderr, getenv)
 	case "likbez":
 		return runLikbez(ctx, args, stdout, stderr, getenv)
 	case "mnemos":

@@ -36,9 +36,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	if !loopback(cfg.Addr) {
-		return fmt.Errorf("refusing to listen on %s: without API keys Yakor serves one local user and listens on loopback only (e.g. 127.0.0.1:8080)", cfg.Addr)
-	}
 	log.Info("starting yakor", cfg.logValue()...)
 
 	db, err := openDatabase(ctx, cfg, log)
@@ -47,9 +44,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer db.close(log)
 
-	local, err := account.NewStore(db.pool).EnsureLocal(ctx)
+	accounts := account.NewStore(db.pool)
+	local, err := accounts.EnsureLocal(ctx)
 	if err != nil {
 		return err
+	}
+	if !loopback(cfg.Addr) {
+		hasKeys, err := accounts.HasKeys(ctx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case hasKeys:
+		case cfg.AllowNoKeys:
+			log.Warn("LISTENING BEYOND LOOPBACK WITHOUT API KEYS: everyone who reaches this address acts as the one local user and reads and writes all of its memory (--allow-no-keys)", "addr", cfg.Addr)
+		default:
+			return fmt.Errorf("refusing to listen on %s without API keys: make one with `yakor keys create --tenant NAME`, or listen on loopback (e.g. 127.0.0.1:8080); --allow-no-keys overrides this, letting anyone act as the local user", cfg.Addr)
+		}
 	}
 	chat := chatModel(cfg, log)
 	if chat.Provider() == "offline" {
@@ -138,6 +149,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			Offline: chat.Provider() == "offline",
 		},
 		UIDir: cfg.UIDir,
+		Keys:  accounts, NoLocal: !loopback(cfg.Addr) && !cfg.AllowNoKeys,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"yakor/postgres/pgtest"
 )
 
 // These tests run the real binary on its embedded default: a private
@@ -228,8 +230,9 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 
 func TestServeRefusesNonLoopback(t *testing.T) {
 	var stderr bytes.Buffer
-	err := run(t.Context(), []string{"serve", "--addr", "0.0.0.0:0"}, io.Discard, &stderr, func(string) string { return "" })
-	if err == nil || !strings.Contains(err.Error(), "loopback") {
+	url, _ := pgtest.NewURL(t)
+	err := run(t.Context(), []string{"serve", "--addr", "0.0.0.0:0", "--database-url", url}, io.Discard, &stderr, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "without API keys") || !strings.Contains(err.Error(), "yakor keys create") {
 		t.Fatalf("err = %v", err)
 	}
 }

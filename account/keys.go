@@ -1,0 +1,179 @@
+package account
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// Key is an API key as listed: never the key itself.
+type Key struct {
+	ID            string     `json:"id"`
+	TenantID      string     `json:"tenant_id"`
+	TenantName    string     `json:"tenant"`
+	UserID        string     `json:"user_id"`
+	UserName      string     `json:"user"`
+	Name          string     `json:"name"`
+	Prefix        string     `json:"prefix"` // the key's first characters, to tell keys apart
+	RatePerMinute int        `json:"rate_per_minute"`
+	MaxTurns      int        `json:"max_turns"`
+	CreatedAt     time.Time  `json:"created_at"`
+	RevokedAt     *time.Time `json:"revoked_at"`
+	LastUsedAt    *time.Time `json:"last_used_at"`
+}
+
+// NewKey says what key to make.
+type NewKey struct {
+	Tenant        string // tenant name; made when missing
+	User          string // user name within the tenant; made when missing; "" names it after the key
+	Name          string // a label
+	RatePerMinute int    // requests a minute; 0: 120
+	MaxTurns      int    // turns at once; 0: 4
+}
+
+// keyPrefix starts every key, so a leaked one is recognisable.
+const keyPrefix = "yk_"
+
+// CreateKey makes an API key and returns it with its secret, which is
+// shown this once: only its hash is stored.
+func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, string, error) {
+	nk.Tenant, nk.User, nk.Name = strings.TrimSpace(nk.Tenant), strings.TrimSpace(nk.User), strings.TrimSpace(nk.Name)
+	if nk.Tenant == "" {
+		return Key{}, "", yakor.Errorf(yakor.EINVALID, "a key needs a tenant name")
+	}
+	if nk.User == "" {
+		nk.User = nk.Name
+	}
+	if nk.User == "" {
+		nk.User = "api"
+	}
+	if nk.RatePerMinute <= 0 {
+		nk.RatePerMinute = 120
+	}
+	if nk.MaxTurns <= 0 {
+		nk.MaxTurns = 4
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return Key{}, "", fmt.Errorf("create key: %w", err)
+	}
+	secret := keyPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw))
+	id := uuid.NewString()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var tenant, user string
+		err := tx.QueryRow(ctx, `SELECT id::text FROM tenants WHERE name = $1 ORDER BY created_at LIMIT 1`, nk.Tenant).Scan(&tenant)
+		if errors.Is(err, pgx.ErrNoRows) {
+			tenant = uuid.NewString()
+			_, err = tx.Exec(ctx, `INSERT INTO tenants (id, name) VALUES ($1, $2)`, tenant, nk.Tenant)
+		}
+		if err != nil {
+			return err
+		}
+		err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND name = $2 ORDER BY created_at LIMIT 1`, tenant, nk.User).Scan(&user)
+		if errors.Is(err, pgx.ErrNoRows) {
+			user = uuid.NewString()
+			_, err = tx.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, $3)`, tenant, user, nk.User)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO api_keys (tenant_id, id, user_id, name, prefix, hash, rate_per_minute, max_turns)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tenant, id, user, nk.Name, secret[:len(keyPrefix)+6], hashKey(secret), nk.RatePerMinute, nk.MaxTurns)
+		return err
+	})
+	if err != nil {
+		return Key{}, "", postgres.Wrap("create key", err)
+	}
+	keys, err := s.Keys(ctx, id)
+	if err != nil || len(keys) != 1 {
+		return Key{}, "", fmt.Errorf("create key: read it back: %w", err)
+	}
+	return keys[0], secret, nil
+}
+
+func hashKey(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// Keys lists the API keys (id "" : all), newest first. It is an operator's
+// view across tenants.
+func (s *Store) Keys(ctx context.Context, id string) ([]Key, error) {
+	const q = `SELECT k.id::text, k.tenant_id::text, t.name, k.user_id::text, u.name, k.name, k.prefix, k.rate_per_minute, k.max_turns,
+    k.created_at, k.revoked_at, k.last_used_at
+FROM api_keys k JOIN tenants t ON t.id = k.tenant_id JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
+WHERE ($1 = '' OR k.id::text = $1) ORDER BY k.created_at DESC`
+	rows, err := s.pool.Query(ctx, q, id)
+	if err != nil {
+		return nil, postgres.Wrap("list keys", err)
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
+		var k Key
+		err := r.Scan(&k.ID, &k.TenantID, &k.TenantName, &k.UserID, &k.UserName, &k.Name, &k.Prefix, &k.RatePerMinute, &k.MaxTurns,
+			&k.CreatedAt, &k.RevokedAt, &k.LastUsedAt)
+		return k, err
+	})
+	return keys, postgres.Wrap("list keys", err)
+}
+
+// RevokeKey revokes a key for good: requests with it are refused from now on.
+func (s *Store) RevokeKey(ctx context.Context, id string) error {
+	if _, err := uuid.Parse(id); err != nil {
+		return yakor.Errorf(yakor.ENOTFOUND, "key %q not found", id)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, id)
+	if err != nil {
+		return postgres.Wrap("revoke key", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return yakor.Errorf(yakor.ENOTFOUND, "key %q not found", id)
+	}
+	return nil
+}
+
+// Caller is who a request acts for: the key's scope and limits.
+type Caller struct {
+	KeyID         string
+	Scope         yakor.Scope
+	RatePerMinute int
+	MaxTurns      int
+}
+
+// Authenticate finds the live key secret names. EUNAUTHORIZED: no such
+// key, or it was revoked.
+func (s *Store) Authenticate(ctx context.Context, secret string) (Caller, error) {
+	var c Caller
+	var revoked *time.Time
+	err := s.pool.QueryRow(ctx, `UPDATE api_keys SET last_used_at = now() WHERE hash = $1
+RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, revoked_at`, hashKey(secret)).
+		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &revoked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid")
+	}
+	if err != nil {
+		return Caller{}, postgres.Wrap("authenticate", err)
+	}
+	if revoked != nil {
+		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key was revoked on %s", revoked.UTC().Format(time.RFC3339))
+	}
+	return c, nil
+}
+
+// HasKeys reports whether any key was ever made: from then on every request
+// needs a live one (revoking them all does not reopen the server).
+func (s *Store) HasKeys(ctx context.Context) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys)`).Scan(&ok)
+	return ok, postgres.Wrap("check keys", err)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"yakor/account"
+)
+
+// runKeys manages API keys:
+//
+//	yakor keys create --tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N]
+//	yakor keys list [--json]
+//	yakor keys revoke ID
+func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 {
+		return errors.New("keys: say create, list or revoke")
+	}
+	verb, args := args[0], args[1:]
+	fs := newFlagSet("keys "+verb, stderr)
+	var (
+		tenant, user, name = fs.String("tenant", "", "tenant the key acts for (made when missing)"), fs.String("user", "", "user of the tenant the key acts as (made when missing; default: the key's name)"), fs.String("name", "", "a label for the key")
+		perMinute          = fs.Int("rate", 120, "requests a minute the key may make")
+		turns              = fs.Int("turns", 4, "turns the key may run at once")
+		asJSON             = fs.Bool("json", false, "list as JSON")
+	)
+	switch verb {
+	case "create", "list", "revoke":
+	default:
+		return fmt.Errorf("keys: unknown command %q: say create, list or revoke", verb)
+	}
+	// "revoke ID --flags" as well as "revoke --flags ID".
+	if verb == "revoke" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		args = append(args[1:], args[0])
+	}
+	_, log, db, err := openCommand(ctx, fs, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.close(log)
+	store := account.NewStore(db.pool)
+	switch verb {
+	case "create":
+		k, secret, err := store.CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n", secret)
+		fmt.Fprintf(stderr, "key %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", k.ID, k.TenantName, k.UserName)
+		return nil
+	case "revoke":
+		if fs.NArg() != 1 {
+			return errors.New("keys revoke: give the key's id (yakor keys list shows it)")
+		}
+		if err := store.RevokeKey(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "key %s revoked\n", fs.Arg(0))
+		return nil
+	}
+	keys, err := store.Keys(ctx, "")
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(keys)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tPREFIX\tTENANT\tUSER\tNAME\tRATE/MIN\tTURNS\tCREATED\tREVOKED")
+	for _, k := range keys {
+		revoked := "-"
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", k.ID, k.Prefix, k.TenantName, k.UserName, k.Name, k.RatePerMinute, k.MaxTurns, k.CreatedAt.Format("2006-01-02 15:04"), revoked)
+	}
+	return w.Flush()
+}

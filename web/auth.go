@@ -1,0 +1,160 @@
+package web
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
+
+	"yakor"
+	"yakor/account"
+)
+
+// Keys checks API keys.
+type Keys interface {
+	Authenticate(ctx context.Context, secret string) (account.Caller, error)
+	HasKeys(ctx context.Context) (bool, error)
+}
+
+// auth holds what authentication remembers between requests: whether keys
+// exist (checked at most every few seconds), and each key's rate limiter
+// and count of turns in flight.
+type auth struct {
+	keys       Keys
+	allowLocal bool
+
+	mu        sync.Mutex
+	hasKeys   bool
+	checkedAt time.Time
+	limiters  map[string]*rate.Limiter
+	turns     map[string]int
+}
+
+func newAuth(keys Keys, allowLocal bool) *auth {
+	return &auth{keys: keys, allowLocal: allowLocal, limiters: map[string]*rate.Limiter{}, turns: map[string]int{}}
+}
+
+const callerKey = "yakor.caller"
+
+// authenticate resolves the caller: the key in "Authorization: Bearer …",
+// whose requests are held to its rate; or, while the server has no keys at
+// all and listens on loopback only, the one local user.
+func (s *Server) authenticate() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		a := s.auth
+		secret, hasKey := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+		secret = strings.TrimSpace(secret)
+		if a.keys == nil {
+			c.Set(scopeKey, s.local)
+			c.Next()
+			return
+		}
+		if !hasKey || secret == "" {
+			local, err := a.localAllowed(c.Request.Context())
+			if err != nil {
+				s.abort(c, err)
+				return
+			}
+			if !local {
+				s.abort(c, yakor.Errorf(yakor.EUNAUTHORIZED, "this server needs an API key: send \"Authorization: Bearer <key>\" (an operator makes one with `yakor keys create`)"))
+				return
+			}
+			c.Set(scopeKey, s.local)
+			c.Next()
+			return
+		}
+		caller, err := a.keys.Authenticate(c.Request.Context(), secret)
+		if err != nil {
+			s.abort(c, err)
+			return
+		}
+		if wait := a.reserve(caller); wait > 0 {
+			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			s.abort(c, yakor.Errorf(yakor.ETOOMANY, "this key is over its rate of %d requests a minute; retry in %s", caller.RatePerMinute, wait.Round(time.Second)))
+			return
+		}
+		c.Set(scopeKey, caller.Scope)
+		c.Set(callerKey, caller)
+		c.Next()
+	}
+}
+
+// turnSlot holds one of the key's concurrent turns for the request, or
+// refuses it with 429.
+func (s *Server) turnSlot() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		v, ok := c.Get(callerKey)
+		if !ok {
+			c.Next()
+			return
+		}
+		caller := v.(account.Caller)
+		a := s.auth
+		a.mu.Lock()
+		if a.turns[caller.KeyID] >= caller.MaxTurns {
+			a.mu.Unlock()
+			c.Header("Retry-After", "1")
+			s.abort(c, yakor.Errorf(yakor.ETOOMANY, "this key already has %d turns in flight, its limit; retry when one finishes", caller.MaxTurns))
+			return
+		}
+		a.turns[caller.KeyID]++
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			a.turns[caller.KeyID]--
+			a.mu.Unlock()
+		}()
+		c.Next()
+	}
+}
+
+// localAllowed reports whether a request without a key acts as the local
+// user: only while no key was ever made, on a loopback-only server.
+func (a *auth) localAllowed(ctx context.Context) (bool, error) {
+	if !a.allowLocal {
+		return false, nil
+	}
+	a.mu.Lock()
+	fresh := time.Since(a.checkedAt) < 2*time.Second
+	has := a.hasKeys
+	a.mu.Unlock()
+	if !fresh {
+		var err error
+		if has, err = a.keys.HasKeys(ctx); err != nil {
+			return false, err
+		}
+		a.mu.Lock()
+		a.hasKeys, a.checkedAt = has, time.Now()
+		a.mu.Unlock()
+	}
+	return !has, nil
+}
+
+// reserve takes one request from the key's budget, returning how long to
+// wait when there is none left (0: go ahead).
+func (a *auth) reserve(caller account.Caller) time.Duration {
+	a.mu.Lock()
+	l, ok := a.limiters[caller.KeyID]
+	if !ok || l.Burst() != max(caller.RatePerMinute/6, 1) {
+		l = rate.NewLimiter(rate.Limit(float64(caller.RatePerMinute)/60), max(caller.RatePerMinute/6, 1))
+		a.limiters[caller.KeyID] = l
+	}
+	a.mu.Unlock()
+	r := l.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return d
+	}
+	return 0
+}
+
+// abort ends the request with err.
+func (s *Server) abort(c *gin.Context, err error) {
+	s.fail(c, err)
+	c.Abort()
+}
