@@ -73,7 +73,7 @@ func TestKeys(t *testing.T) {
 		t.Fatalf("send with a key: %d %s", code, body)
 	}
 	var reply struct {
-		Reply struct{ ID int64 }
+		Reply  struct{ ID int64 }
 		TurnID string `json:"turn_id"`
 	}
 	_, body, _ = s.call(t, a, "POST", "/api/v1/threads/"+thread+"/messages", `{"content":"What is our budget?"}`)
