@@ -209,6 +209,17 @@ function emptyState() {
 // renderChat draws the whole conversation.
 export function renderChat() {
   if (!listEl) return;
+  // A redraw must not take the keyboard focus off a message.
+  const active = document.activeElement;
+  const focusedId = active && listEl.contains(active) && active.id && active.id.startsWith('m-') ? active.id : null;
+  renderList();
+  if (focusedId) {
+    const el = document.getElementById(focusedId);
+    if (el) el.focus({ preventScroll: true });
+  }
+}
+
+function renderList() {
   observer.disconnect();
   streamBody = null;
   streamChips = null;
