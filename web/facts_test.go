@@ -119,6 +119,14 @@ func TestFactsAndResets(t *testing.T) {
 		t.Fatalf("listed kinds %v, want all 22 messages and the summaries", kinds)
 	}
 
+	// Let the post-turn jobs finish: a compaction still running would write
+	// a summary after the refresh.
+	s.waitJobsIdle(t)
+	s.do(t, "GET", "/api/v1/threads/"+thread+"/messages", "", &listed)
+	kinds = map[string]int{}
+	for _, m := range listed.Messages {
+		kinds[m.Kind]++
+	}
 	var refreshed struct{ Deleted map[string]int }
 	if code := s.do(t, "POST", "/api/v1/threads/"+thread+"/refresh", "", &refreshed); code != http.StatusOK ||
 		refreshed.Deleted["summaries"] != kinds["summary"] || refreshed.Deleted["chat_facts"] < 1 {
@@ -234,5 +242,24 @@ func TestFactIsolationHTTP(t *testing.T) {
 	a.do(t, "GET", "/api/v1/facts", "", &after)
 	if len(after.Facts) != len(mine) {
 		t.Fatalf("user A's facts after B's purge: %d, want %d", len(after.Facts), len(mine))
+	}
+}
+
+// waitJobsIdle waits until no post-turn job is waiting or running.
+func (s *stack) waitJobsIdle(tb testing.TB) {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var n int
+		if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state IN ('available', 'running', 'retryable', 'scheduled', 'pending')`).Scan(&n); err != nil {
+			tb.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("jobs still busy after a minute: %s", s.jobs(tb))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
