@@ -21,6 +21,24 @@ import (
 	"yakor/turn"
 )
 
+// Thread names the thread a job works on; its fields are the job's
+// arguments, as they are stored.
+type Thread struct {
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	ThreadID string `json:"thread_id"`
+}
+
+// ThreadOf names scope's thread.
+func ThreadOf(scope yakor.Scope) Thread {
+	return Thread{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID}
+}
+
+// Scope is the thread's scope.
+func (t Thread) Scope() yakor.Scope {
+	return yakor.Scope{TenantID: t.TenantID, UserID: t.UserID, ThreadID: t.ThreadID}
+}
+
 // Anchorer anchors a thread's messages up to a message.
 type Anchorer interface {
 	Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
@@ -28,10 +46,8 @@ type Anchorer interface {
 
 // AnchorArgs asks to anchor a thread's messages up to UpTo.
 type AnchorArgs struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
-	ThreadID string `json:"thread_id"`
-	UpTo     int64  `json:"up_to"`
+	Thread
+	UpTo int64 `json:"up_to"`
 }
 
 // Kind names the job.
@@ -51,7 +67,7 @@ type anchorWorker struct {
 // Work anchors the job's thread; the anchorer is idempotent per message.
 func (w *anchorWorker) Work(ctx context.Context, job *river.Job[AnchorArgs]) error {
 	a := job.Args
-	_, err := w.anchors.Process(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
+	_, err := w.anchors.Process(ctx, a.Scope(), a.UpTo)
 	return err
 }
 
@@ -162,7 +178,7 @@ func (c *Client) Stop(ctx context.Context) error {
 // EnqueueAnchors queues anchoring of scope's thread up to upTo, inside tx:
 // the job exists exactly when tx commits.
 func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) error {
-	_, err := c.river.InsertTx(ctx, tx, AnchorArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: upTo}, nil)
+	_, err := c.river.InsertTx(ctx, tx, AnchorArgs{Thread: ThreadOf(scope), UpTo: upTo}, nil)
 	if err != nil {
 		return fmt.Errorf("enqueue anchors: %w", err)
 	}
@@ -175,19 +191,19 @@ func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scop
 func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
 	var params []river.InsertManyParams
 	if a.Anchor && c.w.Anchors != nil {
-		params = append(params, river.InsertManyParams{Args: AnchorArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: AnchorArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
 	}
 	if c.w.Grader != nil {
-		params = append(params, river.InsertManyParams{Args: GradeArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, ReplyID: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: GradeArgs{Thread: ThreadOf(scope), ReplyID: a.ReplyID}})
 	}
 	if c.w.Messages != nil {
-		params = append(params, river.InsertManyParams{Args: EmbedArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: EmbedArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
 	}
 	if c.w.Facts != nil {
-		params = append(params, river.InsertManyParams{Args: FactsArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: FactsArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
 	}
 	if c.w.Compact != nil {
-		params = append(params, river.InsertManyParams{Args: CompactArgs{TenantID: scope.TenantID, UserID: scope.UserID, ThreadID: scope.ThreadID, UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: CompactArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
 	}
 	if len(params) == 0 {
 		return nil

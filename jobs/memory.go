@@ -24,10 +24,8 @@ type MessageEmbedder interface {
 
 // GradeArgs asks to grade one reply.
 type GradeArgs struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
-	ThreadID string `json:"thread_id"`
-	ReplyID  int64  `json:"reply_id"`
+	Thread
+	ReplyID int64 `json:"reply_id"`
 }
 
 // Kind names the job.
@@ -51,7 +49,7 @@ type gradeWorker struct {
 // Work grades the reply; the grader is idempotent per reply.
 func (w *gradeWorker) Work(ctx context.Context, job *river.Job[GradeArgs]) error {
 	a := job.Args
-	scope := yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}
+	scope := a.Scope()
 	return w.grader.GradeReply(ctx, scope, a.ReplyID, job.Attempt >= job.MaxAttempts)
 }
 
@@ -60,10 +58,8 @@ func (w *gradeWorker) Timeout(*river.Job[GradeArgs]) time.Duration { return 5 * 
 
 // EmbedArgs asks to embed a thread's messages up to UpTo.
 type EmbedArgs struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
-	ThreadID string `json:"thread_id"`
-	UpTo     int64  `json:"up_to"`
+	Thread
+	UpTo int64 `json:"up_to"`
 }
 
 // Kind names the job.
@@ -82,7 +78,7 @@ type embedWorker struct {
 // Work embeds the thread's messages that have no embedding yet.
 func (w *embedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error {
 	a := job.Args
-	_, err := w.messages.EmbedThread(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
+	_, err := w.messages.EmbedThread(ctx, a.Scope(), a.UpTo)
 	return err
 }
 
@@ -98,10 +94,8 @@ type Compactor interface {
 
 // FactsArgs asks to extract the facts of a thread's messages up to UpTo.
 type FactsArgs struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
-	ThreadID string `json:"thread_id"`
-	UpTo     int64  `json:"up_to"`
+	Thread
+	UpTo int64 `json:"up_to"`
 }
 
 // Kind names the job.
@@ -120,16 +114,14 @@ type factsWorker struct {
 // Work extracts the facts; the extractor keeps a cursor per thread.
 func (w *factsWorker) Work(ctx context.Context, job *river.Job[FactsArgs]) error {
 	a := job.Args
-	_, err := w.facts.ExtractFacts(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID}, a.UpTo)
+	_, err := w.facts.ExtractFacts(ctx, a.Scope(), a.UpTo)
 	return err
 }
 
 // CompactArgs asks to compact a thread after message UpTo was stored.
 type CompactArgs struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
-	ThreadID string `json:"thread_id"`
-	UpTo     int64  `json:"up_to"`
+	Thread
+	UpTo int64 `json:"up_to"`
 }
 
 // Kind names the job.
@@ -149,7 +141,7 @@ type compactWorker struct {
 // twice stores one row.
 func (w *compactWorker) Work(ctx context.Context, job *river.Job[CompactArgs]) error {
 	a := job.Args
-	_, err := w.compactor.CompactAll(ctx, yakor.Scope{TenantID: a.TenantID, UserID: a.UserID, ThreadID: a.ThreadID})
+	_, err := w.compactor.CompactAll(ctx, a.Scope())
 	return err
 }
 
