@@ -289,31 +289,39 @@ func (s *Store) nearest(ctx context.Context, db DB, tenant string, level int, sp
 }
 
 // exactBelow is the size of a tenant's level below which its nearest
-// entries are found by an exact scan: the planner cannot tell how far a
-// filtered HNSW scan must walk to find one small tenant's rows among many,
-// and picks it where the exact scan is ten times faster.
-const exactBelow = 5000
+// entries may be found by an exact scan: when the tenant holds a small
+// share of the level's HNSW index, the planner cannot tell how far a
+// filtered walk must go to find its rows, and picks it where the exact scan
+// is ten times faster. A tenant that is most of the index walks it well.
+const (
+	exactBelow = 5000
+	exactTiny  = 500 // this few rows are scanned exactly in any case
+)
 
 type sizeEntry struct {
-	n  int
-	at time.Time
+	n, total int
+	at       time.Time
 }
 
-// small reports whether a tenant's entries of a level in a space are fewer
-// than exactBelow; counts are cached for a minute.
+// small reports whether a tenant's entries of a level in a space are best
+// scanned exactly (see exactBelow); counts are cached for a minute.
 func (s *Store) small(ctx context.Context, db DB, tenant string, level int, space int32) (bool, error) {
 	key := fmt.Sprintf("%s:%d:%d", tenant, level, space)
-	if e, ok := s.sizes.Load(key); ok && time.Since(e.(sizeEntry).at) < time.Minute {
-		return e.(sizeEntry).n < exactBelow, nil
+	e, ok := s.sizes.Load(key)
+	if !ok || time.Since(e.(sizeEntry).at) >= time.Minute {
+		var n, total int
+		err := db.QueryRow(ctx, `SELECT
+    (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE tenant_id = $1 AND level = $2 AND space_id = $3 LIMIT $4) x),
+    (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE level = $2 AND space_id = $3 LIMIT $5) y)`,
+			tenant, level, space, exactBelow, 10*exactBelow).Scan(&n, &total)
+		if err != nil {
+			return false, err
+		}
+		e = sizeEntry{n: n, total: total, at: time.Now()}
+		s.sizes.Store(key, e)
 	}
-	var n int
-	err := db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM experiences WHERE tenant_id = $1 AND level = $2 AND space_id = $3 LIMIT $4) x`,
-		tenant, level, space, exactBelow).Scan(&n)
-	if err != nil {
-		return false, err
-	}
-	s.sizes.Store(key, sizeEntry{n: n, at: time.Now()})
-	return n < exactBelow, nil
+	se := e.(sizeEntry)
+	return se.n < exactTiny || se.n < exactBelow && se.n*10 < se.total, nil
 }
 
 func nullScore(n int) *int16 {
