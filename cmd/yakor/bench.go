@@ -18,6 +18,7 @@ import (
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/llm"
+	"yakor/mnemos"
 	"yakor/turn"
 )
 
@@ -143,8 +144,11 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	if err != nil {
 		return benchResult{}, err
 	}
+	// Every layer a served turn has: facts and long-term memory too (the
+	// offline embedder), so "memory" is everything but the model.
+	memory := mnemos.NewStore(db.pool, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
 	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
-		WithAnchors(anchorSvc).WithJobs(queue)
+		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithJobs(queue)
 	if mode == turn.AnchorSync {
 		// The imported history is anchored first, as a thread that grew
 		// turn by turn would be; the turns then measure the steady state.
