@@ -1,9 +1,10 @@
 // Package jobs runs Yakor's post-turn work through River, a job queue kept
 // in the same PostgreSQL: a job is enqueued in the transaction that stores
 // the reply, survives a crash, and is retried with backoff. Workers call
-// into the domain packages: anchoring (anchors), grading (sufler) and
-// message embeddings (mnemos), each on a queue of its own so that a slow
-// helper model never holds up the others. The job queue's tables are
+// into the domain packages: anchoring (anchors), grading (sufler), message
+// embeddings, fact extraction (mnemos), compaction (history) and the
+// research job (likbez, also on a schedule), on queues of their own so that
+// a slow helper model never holds up the others. The job queue's tables are
 // River's own.
 package jobs
 
@@ -11,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -44,32 +46,54 @@ type Anchorer interface {
 	Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 }
 
-// AnchorArgs asks to anchor a thread's messages up to UpTo.
-type AnchorArgs struct {
+// UpTo names a thread and one of its messages: the arguments of a job over
+// the thread's messages up to that one.
+type UpTo struct {
 	Thread
 	UpTo int64 `json:"up_to"`
 }
 
+func (u UpTo) target() UpTo { return u }
+
+// uniqueIn makes a job for the same thread and message unique in queue:
+// enqueuing it twice queues it once.
+func uniqueIn(queue string) river.InsertOpts {
+	return river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// AnchorArgs asks to anchor a thread's messages up to UpTo.
+type AnchorArgs struct{ UpTo }
+
 // Kind names the job.
 func (AnchorArgs) Kind() string { return "anchor_thread" }
 
-// InsertOpts makes a job for the same thread and message unique: enqueuing
-// it twice queues it once.
-func (AnchorArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueAnchors, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+// InsertOpts keeps one such job per thread and message.
+func (AnchorArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueAnchors) }
+
+// upToArgs are the arguments of a job over a thread up to a message.
+type upToArgs interface {
+	river.JobArgs
+	target() UpTo
 }
 
-type anchorWorker struct {
-	river.WorkerDefaults[AnchorArgs]
-	anchors Anchorer
+// threadWorker works a job over a thread up to a message by calling work;
+// each domain service it calls is idempotent per message (a cursor per
+// thread, or a unique row per message).
+type threadWorker[A upToArgs] struct {
+	river.WorkerDefaults[A]
+	work    func(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+	timeout time.Duration // 0: River's default
 }
 
-// Work anchors the job's thread; the anchorer is idempotent per message.
-func (w *anchorWorker) Work(ctx context.Context, job *river.Job[AnchorArgs]) error {
-	a := job.Args
-	_, err := w.anchors.Process(ctx, a.Scope(), a.UpTo)
+// Work calls the service for the job's thread and message.
+func (w *threadWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
+	t := job.Args.target()
+	_, err := w.work(ctx, t.Scope(), t.UpTo)
 	return err
 }
+
+// Timeout is the worker's timeout.
+func (w *threadWorker[A]) Timeout(*river.Job[A]) time.Duration { return w.timeout }
 
 // Queues.
 const (
@@ -116,7 +140,7 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
 		if w.Anchors != nil {
-			river.AddWorker(workers, &anchorWorker{anchors: w.Anchors})
+			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process})
 			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Grader != nil {
@@ -124,15 +148,18 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Messages != nil {
-			river.AddWorker(workers, &embedWorker{messages: w.Messages})
+			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Facts != nil {
-			river.AddWorker(workers, &factsWorker{facts: w.Facts})
+			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Compact != nil {
-			river.AddWorker(workers, &compactWorker{compactor: w.Compact})
+			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute,
+				work: func(ctx context.Context, scope yakor.Scope, _ int64) (int, error) {
+					return w.Compact.CompactAll(ctx, scope)
+				}})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Research != nil {
@@ -175,35 +202,26 @@ func (c *Client) Stop(ctx context.Context) error {
 	return c.river.Stop(ctx)
 }
 
-// EnqueueAnchors queues anchoring of scope's thread up to upTo, inside tx:
-// the job exists exactly when tx commits.
-func (c *Client) EnqueueAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) error {
-	_, err := c.river.InsertTx(ctx, tx, AnchorArgs{Thread: ThreadOf(scope), UpTo: upTo}, nil)
-	if err != nil {
-		return fmt.Errorf("enqueue anchors: %w", err)
-	}
-	return nil
-}
-
 // EnqueueAfterTurn queues a stored turn's work inside tx: anchoring when
 // asked, grading of the reply, embedding of the thread's new messages, fact
 // extraction and compaction, each when this client has its worker.
 func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
+	t := UpTo{Thread: ThreadOf(scope), UpTo: a.ReplyID}
 	var params []river.InsertManyParams
 	if a.Anchor && c.w.Anchors != nil {
-		params = append(params, river.InsertManyParams{Args: AnchorArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: AnchorArgs{t}})
 	}
 	if c.w.Grader != nil {
 		params = append(params, river.InsertManyParams{Args: GradeArgs{Thread: ThreadOf(scope), ReplyID: a.ReplyID}})
 	}
 	if c.w.Messages != nil {
-		params = append(params, river.InsertManyParams{Args: EmbedArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: EmbedArgs{t}})
 	}
 	if c.w.Facts != nil {
-		params = append(params, river.InsertManyParams{Args: FactsArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: FactsArgs{t}})
 	}
 	if c.w.Compact != nil {
-		params = append(params, river.InsertManyParams{Args: CompactArgs{Thread: ThreadOf(scope), UpTo: a.ReplyID}})
+		params = append(params, river.InsertManyParams{Args: CompactArgs{t}})
 	}
 	if len(params) == 0 {
 		return nil

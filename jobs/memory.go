@@ -57,30 +57,13 @@ func (w *gradeWorker) Work(ctx context.Context, job *river.Job[GradeArgs]) error
 func (w *gradeWorker) Timeout(*river.Job[GradeArgs]) time.Duration { return 5 * time.Minute }
 
 // EmbedArgs asks to embed a thread's messages up to UpTo.
-type EmbedArgs struct {
-	Thread
-	UpTo int64 `json:"up_to"`
-}
+type EmbedArgs struct{ UpTo }
 
 // Kind names the job.
 func (EmbedArgs) Kind() string { return "embed_messages" }
 
-// InsertOpts makes the job unique per thread and message.
-func (EmbedArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueEmbeddings, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-type embedWorker struct {
-	river.WorkerDefaults[EmbedArgs]
-	messages MessageEmbedder
-}
-
-// Work embeds the thread's messages that have no embedding yet.
-func (w *embedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error {
-	a := job.Args
-	_, err := w.messages.EmbedThread(ctx, a.Scope(), a.UpTo)
-	return err
-}
+// InsertOpts keeps one such job per thread and message.
+func (EmbedArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueEmbeddings) }
 
 // FactExtractor keeps the durable facts of a thread's messages.
 type FactExtractor interface {
@@ -93,59 +76,21 @@ type Compactor interface {
 }
 
 // FactsArgs asks to extract the facts of a thread's messages up to UpTo.
-type FactsArgs struct {
-	Thread
-	UpTo int64 `json:"up_to"`
-}
+type FactsArgs struct{ UpTo }
 
 // Kind names the job.
 func (FactsArgs) Kind() string { return "extract_facts" }
 
-// InsertOpts makes the job unique per thread and message.
-func (FactsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueFacts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-type factsWorker struct {
-	river.WorkerDefaults[FactsArgs]
-	facts FactExtractor
-}
-
-// Work extracts the facts; the extractor keeps a cursor per thread.
-func (w *factsWorker) Work(ctx context.Context, job *river.Job[FactsArgs]) error {
-	a := job.Args
-	_, err := w.facts.ExtractFacts(ctx, a.Scope(), a.UpTo)
-	return err
-}
+// InsertOpts keeps one such job per thread and message.
+func (FactsArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueFacts) }
 
 // CompactArgs asks to compact a thread after message UpTo was stored.
-type CompactArgs struct {
-	Thread
-	UpTo int64 `json:"up_to"`
-}
+type CompactArgs struct{ UpTo }
 
 // Kind names the job.
 func (CompactArgs) Kind() string { return "compact_thread" }
 
-// InsertOpts makes the job unique per thread and message.
-func (CompactArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueFacts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-type compactWorker struct {
-	river.WorkerDefaults[CompactArgs]
-	compactor Compactor
-}
-
-// Work compacts the thread if its window would overflow; writing a summary
-// twice stores one row.
-func (w *compactWorker) Work(ctx context.Context, job *river.Job[CompactArgs]) error {
-	a := job.Args
-	_, err := w.compactor.CompactAll(ctx, a.Scope())
-	return err
-}
-
-// Timeout leaves room for a slow helper model.
-func (w *compactWorker) Timeout(*river.Job[CompactArgs]) time.Duration { return 10 * time.Minute }
+// InsertOpts keeps one such job per thread and message.
+func (CompactArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueFacts) }
 
 const queueFacts = "facts"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -82,7 +81,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64)
 			}
 			through = m.ID
 			if m.Role != history.RoleUser || m.Kind != history.KindMessage {
-				context.WriteString(m.Role + ": " + cutRunes(m.Content, 500) + "\n")
+				context.WriteString(m.Role + ": " + cut(m.Content, 500) + "\n")
 				continue
 			}
 			cands, forget := s.extract(ctx, m.Content, context.String())
@@ -99,7 +98,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64)
 				}
 				n++
 			}
-			context.WriteString("user: " + cutRunes(m.Content, 500) + "\n")
+			context.WriteString("user: " + cut(m.Content, 500) + "\n")
 		}
 		if through == cursor {
 			return nil
@@ -130,16 +129,9 @@ func (s *Store) extract(ctx context.Context, message, context string) ([]Candida
 	return OfflineFacts(message)
 }
 
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
-}
-
 // applyFact stores one candidate from message msgID.
 func (s *Store) applyFact(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project string, msgID int64, c Candidate) error {
-	c.Text = cutRunes(strings.TrimSpace(c.Text), MaxFactChars)
+	c.Text = cut(strings.TrimSpace(c.Text), MaxFactChars)
 	if c.Text == "" || !validKind(c.Kind) || history.ValidText("text", c.Text, MaxFactChars) != nil {
 		return nil
 	}
