@@ -5,7 +5,8 @@
 // embeddings, fact extraction (mnemos), compaction (history) and the
 // research job (likbez, also on a schedule), on queues of their own so that
 // a slow helper model never holds up the others. The job queue's tables are
-// River's own.
+// River's own. A job over a tenant's data works in that tenant
+// (yakor.WithTenant), the one the database lets it see.
 package jobs
 
 import (
@@ -85,10 +86,11 @@ type threadWorker[A upToArgs] struct {
 	timeout time.Duration // 0: River's default
 }
 
-// Work calls the service for the job's thread and message.
+// Work calls the service for the job's thread and message, in its tenant.
 func (w *threadWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	t := job.Args.target()
-	_, err := w.work(ctx, t.Scope(), t.UpTo)
+	scope := t.Scope()
+	_, err := w.work(scope.Context(ctx), scope, t.UpTo)
 	return err
 }
 

@@ -50,7 +50,7 @@ type gradeWorker struct {
 func (w *gradeWorker) Work(ctx context.Context, job *river.Job[GradeArgs]) error {
 	a := job.Args
 	scope := a.Scope()
-	return w.grader.GradeReply(ctx, scope, a.ReplyID, job.Attempt >= job.MaxAttempts)
+	return w.grader.GradeReply(scope.Context(ctx), scope, a.ReplyID, job.Attempt >= job.MaxAttempts)
 }
 
 // Timeout leaves room for a slow helper model.

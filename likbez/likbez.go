@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -72,7 +73,9 @@ func (c *Config) defaults() {
 // research_articles and research_runs tables and the research status of
 // research_topics (mnemos adds the topics).
 type Service struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool // the owner's: a run works every tenant's topics
+	db   DB            // one tenant's reads and writes
+
 	source  Source // nil: no research source configured
 	fetch   PageFetcher
 	helper  Completer // nil: offline notes
@@ -87,7 +90,22 @@ type Service struct {
 // be nil.
 func New(pool *pgxpool.Pool, source Source, fetch PageFetcher, helper Completer, index Indexer, cfg Config, log *slog.Logger, reg prometheus.Registerer) *Service {
 	cfg.defaults()
-	return &Service{pool: pool, source: source, fetch: fetch, helper: helper, index: index, cfg: cfg, log: log, metrics: newMetrics(reg)}
+	return &Service{pool: pool, db: pool, source: source, fetch: fetch, helper: helper, index: index, cfg: cfg, log: log, metrics: newMetrics(reg)}
+}
+
+// DB is what the service needs for one tenant's data: the service role's
+// pool (postgres.DB), which the database holds to the context's tenant.
+type DB interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// WithTenantDB has one tenant's reads and writes (articles, status) go
+// through db; the run's cross-tenant queue stays on the owner's pool.
+func (s *Service) WithTenantDB(db DB) *Service {
+	s.db = db
+	return s
 }
 
 // Triggers of a run.
@@ -179,7 +197,7 @@ func (s *Service) Run(ctx context.Context, trigger string, slot *time.Time) (Rep
 		if !ok {
 			break
 		}
-		tr := s.research(ctx, t)
+		tr := s.research(yakor.WithTenant(ctx, t.tenant), t)
 		if ctx.Err() != nil {
 			// Cut off: the topic stays 'running' and the next run takes it up.
 			return s.finish(ctx, r, ctx.Err())

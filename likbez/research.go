@@ -65,7 +65,7 @@ RETURNING id, experience_id`
 		id      int64
 		indexed *int64
 	)
-	if err := s.pool.QueryRow(ctx, upsert, t.tenant, t.id, t.text, cutRunes(page.URL, 2000), cutRunes(title, 500), note, time.Now()).Scan(&id, &indexed); err != nil {
+	if err := s.db.QueryRow(ctx, upsert, t.tenant, t.id, t.text, cutRunes(page.URL, 2000), cutRunes(title, 500), note, time.Now()).Scan(&id, &indexed); err != nil {
 		return fmt.Errorf("store article: %w", err)
 	}
 	s.metrics.articles.Inc()
@@ -78,7 +78,7 @@ RETURNING id, experience_id`
 	if err != nil {
 		return fmt.Errorf("index article: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, `UPDATE research_articles SET experience_id = $3 WHERE tenant_id = $1 AND id = $2`, t.tenant, id, x.ID); err != nil {
+	if _, err := s.db.Exec(ctx, `UPDATE research_articles SET experience_id = $3 WHERE tenant_id = $1 AND id = $2`, t.tenant, id, x.ID); err != nil {
 		return fmt.Errorf("index article: %w", err)
 	}
 	return nil

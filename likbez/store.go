@@ -28,7 +28,7 @@ type Article struct {
 func (s *Service) Articles(ctx context.Context, scope yakor.Scope, topicID int64) ([]Article, error) {
 	const q = `SELECT id, topic_id, theme, url, title, note, coalesce(experience_id, 0), fetched_at FROM research_articles
 WHERE tenant_id = $1 AND ($2 = 0 OR topic_id = $2) ORDER BY id DESC LIMIT 500`
-	rows, err := s.pool.Query(ctx, q, scope.TenantID, topicID)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, topicID)
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}
@@ -87,7 +87,7 @@ func (s *Service) Status(ctx context.Context, scope yakor.Scope) (Status, error)
 		return Status{}, postgres.Wrap("research status", err)
 	}
 	st.Running = locked
-	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM research_topics WHERE tenant_id = $1 GROUP BY status`, scope.TenantID)
+	rows, err := s.db.Query(ctx, `SELECT status, count(*) FROM research_topics WHERE tenant_id = $1 GROUP BY status`, scope.TenantID)
 	if err != nil {
 		return Status{}, postgres.Wrap("research status", err)
 	}

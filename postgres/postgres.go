@@ -39,6 +39,88 @@ type Options struct {
 // Cyrillic case, and registers pgvector's types on every connection. It does
 // not migrate; call Migrate.
 func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(ctx, cfg.ConnConfig); err != nil {
+		return nil, err
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		return pgxvec.RegisterTypes(ctx, conn)
+	}
+	pool, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	log.InfoContext(ctx, "database ready", "host", cfg.ConnConfig.Host, "database", cfg.ConnConfig.Database)
+	return pool, nil
+}
+
+// OpenService returns the pool the service's requests use, on a database
+// Open checked and Migrate migrated. Its connections are ServiceRole's,
+// held by row-level security to the tenant each transaction names (see DB).
+// serviceURL, when set, names how to log in as that role (or as a role
+// that is a member of it without BYPASSRLS). Otherwise it logs in as
+// ServiceRole at url's server without a password, which a server trusting
+// its Unix socket (the private cluster's) allows; when the server refuses,
+// it logs in as url's user and takes the role with SET ROLE, which holds
+// every query Yakor sends but not a session that could send RESET ROLE,
+// and says so in the log.
+func OpenService(ctx context.Context, url, serviceURL string, opts Options, log *slog.Logger) (*DB, error) {
+	direct := serviceURL
+	if direct == "" {
+		direct = url
+	}
+	cfg, err := poolConfig(direct, opts)
+	if err != nil {
+		return nil, err
+	}
+	if serviceURL == "" {
+		cfg.ConnConfig.User, cfg.ConnConfig.Password = ServiceRole, ""
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		return pgxvec.RegisterTypes(ctx, conn)
+	}
+	pool, err := connect(ctx, cfg)
+	if err != nil && serviceURL == "" {
+		log.WarnContext(ctx, "cannot log in as the service role "+ServiceRole+"; taking it with SET ROLE instead, which holds every query Yakor sends to its tenant but not a session that sends RESET ROLE: give the role a login and set YAKOR_DATABASE_SERVICE_URL", "err", pgErrMessage(err))
+		pool, err = openSetRole(ctx, url, opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database as the service role: %w", err)
+	}
+	var bypass bool
+	if err := pool.QueryRow(ctx, `SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user`).Scan(&bypass); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database as the service role: %w", err)
+	}
+	if bypass {
+		pool.Close()
+		return nil, yakor.Errorf(yakor.EUNAVAILABLE, "the service's database role is a superuser or bypasses row-level security: YAKOR_DATABASE_SERVICE_URL must log in as %s or a role like it", ServiceRole)
+	}
+	return NewDB(pool), nil
+}
+
+// openSetRole opens a pool as url's user that acts as ServiceRole.
+func openSetRole(ctx context.Context, url string, opts Options) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if err := pgxvec.RegisterTypes(ctx, conn); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, "SET ROLE "+pgx.Identifier{ServiceRole}.Sanitize()); err != nil {
+			return fmt.Errorf("act as the service role %s: %w", ServiceRole, err)
+		}
+		return nil
+	}
+	return connect(ctx, cfg)
+}
+
+func poolConfig(url string, opts Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database: parse DATABASE_URL: %w", err)
@@ -46,15 +128,13 @@ func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgx
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	if err := Check(ctx, cfg.ConnConfig); err != nil {
-		return nil, err
-	}
 	// Filtered nearest-neighbour queries (one tenant's vectors in a shared
 	// HNSW index) keep scanning the index until they have their rows.
 	cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = "relaxed_order"
-	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		return pgxvec.RegisterTypes(ctx, conn)
-	}
+	return cfg, nil
+}
+
+func connect(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -63,7 +143,6 @@ func Open(ctx context.Context, url string, opts Options, log *slog.Logger) (*pgx
 		pool.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	log.InfoContext(ctx, "database ready", "host", cfg.ConnConfig.Host, "database", cfg.ConnConfig.Database)
 	return pool, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
 	"yakor/anchors"
@@ -111,9 +110,16 @@ func (c *Config) defaults() {
 	}
 }
 
+// DB is what the engine needs of the database: the service role's pool
+// (postgres.DB), whose transactions act in the context's tenant, or a pool.
+type DB interface {
+	history.DB
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
 // Engine runs turns.
 type Engine struct {
-	pool     *pgxpool.Pool
+	pool     DB
 	history  *history.Store
 	searcher Searcher
 	anchors  Anchors // nil: no anchors layer
@@ -128,7 +134,7 @@ type Engine struct {
 }
 
 // NewEngine returns an Engine. metrics may be nil.
-func NewEngine(pool *pgxpool.Pool, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
+func NewEngine(pool DB, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
 	cfg.defaults()
 	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics}
 }
@@ -311,7 +317,8 @@ func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error)
 		tr.Error = cause.Error()
 	}
 	tr.Timings["total"] = ms(time.Since(start))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Recorded whatever became of the request, in the turn's tenant.
+	ctx, cancel := context.WithTimeout(scope.Context(context.Background()), 10*time.Second)
 	defer cancel()
 	if err := finish(ctx, e.pool, scope, tr); err != nil {
 		e.log.ErrorContext(ctx, "record failed turn", "turn", tr.ID, "err", err)

@@ -50,7 +50,7 @@ func (s *Server) authenticate() gin.HandlerFunc {
 		secret, hasKey := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
 		secret = strings.TrimSpace(secret)
 		if a.keys == nil {
-			c.Set(scopeKey, s.local)
+			actAs(c, s.local)
 			c.Next()
 			return
 		}
@@ -64,7 +64,7 @@ func (s *Server) authenticate() gin.HandlerFunc {
 				s.abort(c, yakor.Errorf(yakor.EUNAUTHORIZED, "this server needs an API key: send \"Authorization: Bearer <key>\" (an operator makes one with `yakor keys create`)"))
 				return
 			}
-			c.Set(scopeKey, s.local)
+			actAs(c, s.local)
 			c.Next()
 			return
 		}
@@ -78,10 +78,17 @@ func (s *Server) authenticate() gin.HandlerFunc {
 			s.abort(c, yakor.Errorf(yakor.ETOOMANY, "this key is over its rate of %d requests a minute; retry in %s", caller.RatePerMinute, wait.Round(time.Second)))
 			return
 		}
-		c.Set(scopeKey, caller.Scope)
+		actAs(c, caller.Scope)
 		c.Set(callerKey, caller)
 		c.Next()
 	}
+}
+
+// actAs has the request act as scope: handlers read it with scopeOf, and
+// the database holds the request's queries to its tenant.
+func actAs(c *gin.Context, scope yakor.Scope) {
+	c.Set(scopeKey, scope)
+	c.Request = c.Request.WithContext(scope.Context(c.Request.Context()))
 }
 
 // turnSlot holds one of the key's concurrent turns for the request, or

@@ -163,7 +163,7 @@ func TestFactIsolationHTTP(t *testing.T) {
 	if _, err := a.pool.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, 'b')`, userB.TenantID, userB.UserID); err != nil {
 		t.Fatal(err)
 	}
-	b := newStack(t, stackOptions{pool: a.pool, scope: userB})
+	b := newStack(t, stackOptions{share: a, scope: userB})
 
 	thread := func(s *stack, project string) string {
 		var th struct{ ID string }

@@ -24,6 +24,7 @@ import (
 	"yakor/likbez"
 	"yakor/llm"
 	"yakor/mnemos"
+	"yakor/postgres"
 	"yakor/postgres/pgtest"
 	"yakor/search"
 	"yakor/sufler"
@@ -35,8 +36,9 @@ import (
 // database, built as yakor serve builds it.
 type stack struct {
 	*httptest.Server
-	pool  *pgxpool.Pool
-	scope yakor.Scope // the caller every request acts as
+	pool  *pgxpool.Pool // the owner's, not held by row-level security: set-up and checks
+	svc   *postgres.DB  // the service role's, which the server's stores use
+	scope yakor.Scope   // the caller every request acts as
 }
 
 func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
@@ -56,9 +58,9 @@ type stackOptions struct {
 	grader       sufler.Completer  // nil: the offline grader
 	cfg          turn.Config
 	memory       mnemos.Config
-	// pool shares another stack's database; scope then names the caller
+	// share shares another stack's database; scope then names the caller
 	// (e.g. a second tenant). Without them: a fresh database, the local user.
-	pool  *pgxpool.Pool
+	share *stack
 	scope yakor.Scope
 	// searxng is the research source; "" leaves research without one.
 	searxng string
@@ -72,9 +74,15 @@ type stackOptions struct {
 func newStack(tb testing.TB, o stackOptions) *stack {
 	tb.Helper()
 	ctx := context.Background()
-	pool, scope := o.pool, o.scope
-	if pool == nil {
-		pool = pgtest.New(tb)
+	var (
+		pool  *pgxpool.Pool
+		svc   *postgres.DB
+		scope = o.scope
+	)
+	if o.share != nil {
+		pool, svc = o.share.pool, o.share.svc
+	} else {
+		pool, svc = pgtest.NewService(tb)
 		local, err := account.NewStore(pool).EnsureLocal(ctx)
 		if err != nil {
 			tb.Fatal(err)
@@ -86,10 +94,10 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	}
 	reg := prometheus.NewRegistry()
 	log := pgtest.Logger(tb)
-	anchorSvc := anchors.NewService(pool, anchors.ServiceConfig{}, o.anchorHelper, log, reg)
-	hist := history.NewStore(pool)
-	memory := mnemos.NewStore(pool, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
-	engine := turn.NewEngine(pool, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000)
+	anchorSvc := anchors.NewService(svc, anchors.ServiceConfig{}, o.anchorHelper, log, reg)
+	hist := history.NewStore(svc)
+	memory := mnemos.NewStore(svc, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
+	engine := turn.NewEngine(svc, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000)
 	grader := sufler.NewService(sufler.NewGrader(o.grader, ""), memory, hist, engine, log, reg)
 	var source likbez.Source
 	if o.searxng != "" {
@@ -99,7 +107,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	if o.grader != nil {
 		noteHelper = o.grader.(likbez.Completer)
 	}
-	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg)
+	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
 	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: memory}
 	if o.compact {
 		workers.Compact = history.NewCompactor(hist, memory, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)
@@ -114,14 +122,14 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	tb.Cleanup(func() { _ = queue.Stop(context.Background()) })
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine.WithJobs(queue),
-		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(pool),
+		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(svc),
 		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
-		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: pool, Gatherer: reg, Registerer: reg, LocalScope: scope,
+		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: svc, Gatherer: reg, Registerer: reg, LocalScope: scope,
 		Keys: keysOf(o.keys, pool),
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)
-	return &stack{Server: ts, pool: pool, scope: scope}
+	return &stack{Server: ts, pool: pool, svc: svc, scope: scope}
 }
 
 // do sends a request and decodes a JSON response into out (when not nil).

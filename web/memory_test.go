@@ -237,7 +237,7 @@ func TestVATScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newStack(t, stackOptions{model: model.model(), grader: model.helper(), pool: s.pool, scope: other})
+	b := newStack(t, stackOptions{model: model.model(), grader: model.helper(), share: s, scope: other})
 	bThread := b.mustThread(t)
 	b.send(t, bThread, vatBooksNorth)
 	if req := model.lastChat(t, vatBooksNorth); strings.Contains(req.text(), "memory-context") || strings.Contains(req.text(), vatExportBad) {

@@ -21,8 +21,11 @@ type Config struct {
 	Addr        string // listen address
 	DataDir     string // private PostgreSQL cluster folder, used without DatabaseURL
 	DatabaseURL string // any PostgreSQL 15+ server with pgvector and pg_trgm
-	PGBin       string // PostgreSQL server binaries for the private cluster
-	PGUser      string // account the private cluster runs as when yakor runs as root
+	// DatabaseServiceURL logs in as the service role (yakor_service), held
+	// by row-level security; empty derives it from DatabaseURL.
+	DatabaseServiceURL string
+	PGBin              string // PostgreSQL server binaries for the private cluster
+	PGUser             string // account the private cluster runs as when yakor runs as root
 
 	WindowChars     int    // history window budget, characters
 	MaxMessageChars int    // longest accepted user message, characters
@@ -130,6 +133,7 @@ func settings() []setting {
 		{"addr", "YAKOR_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Config) *string { return &c.Addr })},
 		{"data-dir", "YAKOR_DATA_DIR", "./.yakor", "folder of the private PostgreSQL cluster, used when no database URL is set", str(func(c *Config) *string { return &c.DataDir })},
 		{"database-url", "DATABASE_URL", "", "PostgreSQL 15+ server with pgvector and pg_trgm; empty runs a private cluster in the data folder", str(func(c *Config) *string { return &c.DatabaseURL })},
+		{"database-service-url", "YAKOR_DATABASE_SERVICE_URL", "", "how requests log in as the role yakor_service, which row-level security holds to one tenant; empty: as yakor_service without a password (the private cluster), else SET ROLE", str(func(c *Config) *string { return &c.DatabaseServiceURL })},
 		{"pg-bin", "YAKOR_PG_BIN", "", "folder of the PostgreSQL server binaries for the private cluster; empty finds the newest installed", str(func(c *Config) *string { return &c.PGBin })},
 		{"pg-user", "YAKOR_PG_USER", "postgres", "account the private cluster runs as when yakor runs as root", str(func(c *Config) *string { return &c.PGUser })},
 		{"window-chars", "YAKOR_WINDOW_CHARS", "20000", "history window budget in characters", num("window-chars", func(c *Config) *int { return &c.WindowChars })},

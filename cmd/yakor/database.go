@@ -15,9 +15,14 @@ import (
 	"yakor/postgres/cluster"
 )
 
-// database is the pool and, when Yakor runs its own, the private cluster.
+// database is the owner's pool, the service role's, and, when Yakor runs
+// its own, the private cluster. The owner's pool migrates and does the
+// cross-tenant work (API keys, the job queue, the research run's queue,
+// embedding spaces); every tenant's reads and writes go through svc, held
+// by row-level security to the tenant of its context.
 type database struct {
 	pool    *pgxpool.Pool
+	svc     *postgres.DB
 	cluster *cluster.Cluster
 }
 
@@ -39,6 +44,9 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database,
 		db.pool = pool
 		err = postgres.Migrate(ctx, pool, log)
 	}
+	if err == nil {
+		db.svc, err = postgres.OpenService(ctx, url, cfg.DatabaseServiceURL, postgres.Options{}, log)
+	}
 	if err != nil {
 		db.close(log)
 		return nil, err
@@ -48,6 +56,9 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database,
 
 // close closes the pool, then stops the private cluster.
 func (db *database) close(log *slog.Logger) {
+	if db.svc != nil {
+		db.svc.Pool().Close()
+	}
 	if db.pool != nil {
 		db.pool.Close()
 	}

@@ -23,8 +23,8 @@ func runLikbez(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return err
 	}
 	defer db.close(log)
-	memory := mnemos.NewStore(db.pool, mnemos.NewSpace(db.pool, embedModel(cfg, log), log), mnemos.Config{}, log, nil)
-	r, err := newResearch(db.pool, cfg, memory, log, nil).Run(ctx, likbez.TriggerCLI, nil)
+	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, embedModel(cfg, log), log), mnemos.Config{}, log, nil)
+	r, err := newResearch(db.pool, cfg, memory, log, nil).WithTenantDB(db.svc).Run(ctx, likbez.TriggerCLI, nil)
 	if err != nil {
 		return err
 	}

@@ -69,12 +69,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{
+	anchorSvc := anchors.NewService(db.svc, anchors.ServiceConfig{
 		Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
 	}, helperModel(cfg, log), log, reg)
-	hist := history.NewStore(db.pool)
+	hist := history.NewStore(db.svc)
 	space := mnemos.NewSpace(db.pool, embedModel(cfg, log), log)
-	memory := mnemos.NewStore(db.pool, space, mnemos.Config{
+	memory := mnemos.NewStore(db.svc, space, mnemos.Config{
 		MergeThreshold: cfg.MemoryMerge,
 		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
 		Facts:          mnemos.FactCaps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
@@ -83,13 +83,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if h := helperOpenAI(cfg, log); h != nil {
 		memory = memory.WithFactHelper(h)
 	}
-	engine := turn.NewEngine(db.pool, chat, turn.Config{
+	engine := turn.NewEngine(db.svc, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
 		AnchorMode: cfg.AnchorMode, FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget,
 	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
 	grader := sufler.NewService(sufler.NewGrader(helperCompleter(cfg, log), cfg.Helper.Model), memory, hist, engine, log, reg)
-	searcher := search.NewSearcher(db.pool)
+	searcher := search.NewSearcher(db.svc)
 	workers := jobs.Workers{Anchors: anchorSvc}
 	if cfg.Grading {
 		workers.Grader = grader
@@ -109,12 +109,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		workers.Compact = history.NewCompactor(hist, flush, helper, history.CompactConfig{WindowChars: cfg.WindowChars}, log)
 	}
 	if cfg.SearchSemantic {
-		index := mnemos.NewMessageIndex(db.pool, space)
+		index := mnemos.NewMessageIndex(db.svc, space)
 		workers.Messages = index
 		searcher = searcher.WithSemantic(index)
 		engine = engine.WithSearcher(searcher)
 	}
-	research := newResearch(db.pool, cfg, memory, log, reg)
+	research := newResearch(db.pool, cfg, memory, log, reg).WithTenantDB(db.svc)
 	workers.Research = research
 	schedule, _ := cfg.researchSchedule()
 	jc := jobs.Config{Workers: cfg.Workers, Logger: log}
@@ -139,7 +139,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
 		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
-		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.pool,
+		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.svc,
 		Gatherer: reg, Registerer: reg, LocalScope: local,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 		Info: web.Info{

@@ -42,13 +42,34 @@ func URL(tb testing.TB) string {
 func New(tb testing.TB) *pgxpool.Pool {
 	tb.Helper()
 	url, _ := NewURL(tb)
-	ctx := context.Background()
-	pool, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 8}, Logger(tb))
+	return open(tb, url, 8)
+}
+
+// open opens the owner's pool on url, closed at cleanup.
+func open(tb testing.TB, url string, conns int32) *pgxpool.Pool {
+	tb.Helper()
+	pool, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: conns}, Logger(tb))
 	if err != nil {
 		tb.Fatalf("pgtest: open: %v", err)
 	}
 	tb.Cleanup(pool.Close)
 	return pool
+}
+
+// NewService creates a fresh migrated database for the test and returns
+// two pools on it: the owner's (migrations, set-up, cross-tenant work; not
+// held by row-level security) and the service role's (postgres.DB: held to
+// the tenant each context names), as `yakor serve` has them.
+func NewService(tb testing.TB) (*pgxpool.Pool, *postgres.DB) {
+	tb.Helper()
+	url, _ := NewURL(tb)
+	owner := open(tb, url, 4)
+	svc, err := postgres.OpenService(context.Background(), url, "", postgres.Options{MaxConns: 8}, Logger(tb))
+	if err != nil {
+		tb.Fatalf("pgtest: open as the service role: %v", err)
+	}
+	tb.Cleanup(svc.Pool().Close)
+	return owner, svc
 }
 
 // NewURL creates a fresh migrated database for the test and returns its URL

@@ -1,0 +1,204 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"yakor"
+)
+
+// ServiceRole is the role the service's requests run as. It owns no table
+// and cannot bypass row-level security: every tenant-keyed table lets it
+// see and write only the rows of the tenant its transaction names (the
+// setting TenantSetting, set per transaction by DB).
+const ServiceRole = "yakor_service"
+
+// TenantSetting is the per-transaction setting the row-level security
+// policies read (see migration 00008).
+const TenantSetting = "yakor.tenant"
+
+const setTenant = `SELECT set_config('` + TenantSetting + `', $1, true)`
+
+// DB runs queries on a pool in the tenant the context names
+// (yakor.WithTenant): each statement is sent in one round trip together
+// with a SET LOCAL of the tenant setting, in one implicit transaction, and
+// each transaction it begins sets it first. A context without a tenant
+// runs the statement as it is, so on the service role's pool it sees no
+// tenant-keyed row. DB has the methods of a pool the stores use, so they
+// take it where they took a pool.
+type DB struct {
+	pool *pgxpool.Pool
+}
+
+// NewDB returns a DB on pool.
+func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
+
+// Pool returns the pool under db, for the job queue, which keeps no tenant
+// data.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
+// Exec runs sql in ctx's tenant.
+func (db *DB) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	tenant, ok := yakor.TenantFrom(ctx)
+	if !ok {
+		return db.pool.Exec(ctx, sql, args...)
+	}
+	br, err := db.scoped(ctx, tenant, sql, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	defer br.Close()
+	tag, err := br.Exec()
+	if err != nil {
+		return tag, err
+	}
+	return tag, br.Close()
+}
+
+// Query runs sql in ctx's tenant. The rows hold the connection until
+// closed or read to their end, as a pool's do.
+func (db *DB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	tenant, ok := yakor.TenantFrom(ctx)
+	if !ok {
+		return db.pool.Query(ctx, sql, args...)
+	}
+	br, err := db.scoped(ctx, tenant, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// scoped sends sql after setting the tenant, in one batch (one round trip,
+// one implicit transaction), and returns the batch at sql's result.
+func (db *DB) scoped(ctx context.Context, tenant, sql string, args []any) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	b.Queue(setTenant, tenant)
+	b.Queue(sql, args...)
+	br := db.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, fmt.Errorf("set tenant: %w", err)
+	}
+	return br, nil
+}
+
+// QueryRow runs sql in ctx's tenant; the row's Scan reports its errors.
+func (db *DB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return errRow{err}
+	}
+	return rowOf{rows}
+}
+
+// SendBatch sends b in ctx's tenant: the tenant is set first, in the
+// batch's implicit transaction, and its result consumed before the
+// caller's.
+func (db *DB) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	tenant, ok := yakor.TenantFrom(ctx)
+	if !ok {
+		return db.pool.SendBatch(ctx, b)
+	}
+	scoped := &pgx.Batch{}
+	scoped.Queue(setTenant, tenant)
+	scoped.QueuedQueries = append(scoped.QueuedQueries, b.QueuedQueries...)
+	br := db.pool.SendBatch(ctx, scoped)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return errBatch{fmt.Errorf("set tenant: %w", err)}
+	}
+	return br
+}
+
+// Begin starts a transaction in ctx's tenant.
+func (db *DB) Begin(ctx context.Context) (pgx.Tx, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tenant, ok := yakor.TenantFrom(ctx); ok {
+		if _, err := tx.Exec(ctx, setTenant, tenant); err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("set tenant: %w", err)
+		}
+	}
+	return tx, nil
+}
+
+// CopyFrom copies rows in ctx's tenant, in a transaction of its own.
+func (db *DB) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if _, ok := yakor.TenantFrom(ctx); !ok {
+		return db.pool.CopyFrom(ctx, table, columns, src)
+	}
+	var n int64
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		var err error
+		n, err = tx.CopyFrom(ctx, table, columns, src)
+		return err
+	})
+	return n, err
+}
+
+// batchRows are a batch's query rows; closing them, or reading past the
+// last, ends the batch and gives its connection back, as a pool's rows do.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r *batchRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	_ = r.br.Close()
+}
+
+// rowOf is the first row of rows, as pgx's QueryRow gives it.
+type rowOf struct{ rows pgx.Rows }
+
+func (r rowOf) Scan(dest ...any) error {
+	defer r.rows.Close()
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return pgx.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	r.rows.Close()
+	return r.rows.Err()
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// errBatch is a batch that failed before the caller's first statement.
+type errBatch struct{ err error }
+
+func (b errBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, b.err }
+func (b errBatch) Query() (pgx.Rows, error)         { return nil, b.err }
+func (b errBatch) QueryRow() pgx.Row                { return errRow{b.err} }
+func (b errBatch) Close() error                     { return b.err }
+func (b errBatch) Tx() pgx.Tx                       { return nil }
