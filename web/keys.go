@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -78,7 +79,7 @@ func (s *Server) handleKeyCreate(c *gin.Context) {
 	}
 	scope := scopeOf(c)
 	nk := account.NewKey{TenantID: scope.TenantID, User: in.User, Name: in.Name, RatePerMinute: rate, MaxTurns: turns, Admin: in.Admin}
-	if in.User == "" {
+	if strings.TrimSpace(in.User) == "" {
 		nk.UserID = scope.UserID
 	}
 	k, secret, err := s.keyAdmin.CreateKey(c.Request.Context(), nk)

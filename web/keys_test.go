@@ -197,7 +197,7 @@ func TestKeyAdmin(t *testing.T) {
 	}
 
 	// An admin key makes an admin key acting as itself when no user is named.
-	code, body, _ = s.call(t, acme, "POST", "/api/v1/keys", `{"name":"second admin","admin":true}`)
+	code, body, _ = s.call(t, acme, "POST", "/api/v1/keys", `{"name":"second admin","user":"  ","admin":true}`)
 	if err := jsonUnmarshal(body, &made); code != http.StatusCreated || err != nil || !made.Admin || made.User != "ann" {
 		t.Fatalf("second admin: %d %s", code, body)
 	}
