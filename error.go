@@ -16,6 +16,7 @@ const (
 	ETIMEOUT      = "timeout"      // the model server did not answer in time
 	EUNAVAILABLE  = "unavailable"  // a dependency (the database) is down; retrying later may work
 	EUNAUTHORIZED = "unauthorized" // no valid credentials
+	EFORBIDDEN    = "forbidden"    // valid credentials that may not do this
 	ETOOMANY      = "too_many"     // over a rate or concurrency limit; retry later
 )
 

@@ -121,7 +121,8 @@ func (s *Server) turnSlot() gin.HandlerFunc {
 }
 
 // localAllowed reports whether a request without a key acts as the local
-// user: only while no key was ever made, on a loopback-only server.
+// user: only while no key was ever made, on a loopback-only server. Keys
+// are looked for at most every 2 s, and no more once found.
 func (a *auth) localAllowed(ctx context.Context) (bool, error) {
 	if !a.allowLocal {
 		return false, nil
@@ -130,16 +131,28 @@ func (a *auth) localAllowed(ctx context.Context) (bool, error) {
 	fresh := time.Since(a.checkedAt) < 2*time.Second
 	has := a.hasKeys
 	a.mu.Unlock()
-	if !fresh {
+	if !fresh && !has {
 		var err error
 		if has, err = a.keys.HasKeys(ctx); err != nil {
 			return false, err
 		}
 		a.mu.Lock()
-		a.hasKeys, a.checkedAt = has, time.Now()
+		// Keys are never deleted: once seen (or made here), they stay, even
+		// if a check that began before keyMade ends after it.
+		a.hasKeys = a.hasKeys || has
+		a.checkedAt = time.Now()
+		has = a.hasKeys
 		a.mu.Unlock()
 	}
 	return !has, nil
+}
+
+// keyMade records that a key now exists, so that requests without one are
+// refused at once rather than after the next check.
+func (a *auth) keyMade() {
+	a.mu.Lock()
+	a.hasKeys, a.checkedAt = true, time.Now()
+	a.mu.Unlock()
 }
 
 // reserve takes one request from the key's budget, returning how long to

@@ -13,6 +13,7 @@ import (
 var statuses = map[string]int{
 	yakor.EINVALID:      http.StatusBadRequest,
 	yakor.EUNAUTHORIZED: http.StatusUnauthorized,
+	yakor.EFORBIDDEN:    http.StatusForbidden,
 	yakor.ENOTFOUND:     http.StatusNotFound,
 	yakor.ECONFLICT:     http.StatusConflict,
 	yakor.ETOOLARGE:     http.StatusRequestEntityTooLarge,

@@ -81,6 +81,7 @@ type Deps struct {
 	// copy (development).
 	UIDir string
 	// Keys checks API keys; nil serves LocalScope to every request (tests).
+	// When it is a KeyAdmin too, /api/v1/keys manages keys.
 	Keys Keys
 	// NoLocal refuses requests without a key even while no key exists (a
 	// server listening beyond loopback).
@@ -121,6 +122,7 @@ type Server struct {
 	local         yakor.Scope
 	info          Info
 	auth          *auth
+	keyAdmin      KeyAdmin
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	engine        *gin.Engine
@@ -163,6 +165,10 @@ func NewServer(d Deps) *Server {
 	registerMemoryRoutes(api, s)
 	registerResearchRoutes(api, s)
 	registerFactRoutes(api, s)
+	if ka, ok := d.Keys.(KeyAdmin); ok {
+		s.keyAdmin = ka
+		registerKeyRoutes(api, s)
+	}
 	api.GET("/info", func(c *gin.Context) { c.JSON(http.StatusOK, s.info) })
 	s.engine = e
 	return s

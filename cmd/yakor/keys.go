@@ -14,7 +14,7 @@ import (
 
 // runKeys manages API keys:
 //
-//	yakor keys create --tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N]
+//	yakor keys create --tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N] [--admin]
 //	yakor keys list [--json]
 //	yakor keys revoke ID
 func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -27,6 +27,7 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		tenant, user, name = fs.String("tenant", "", "tenant the key acts for (made when missing)"), fs.String("user", "", "user of the tenant the key acts as (made when missing; default: the key's name)"), fs.String("name", "", "a label for the key")
 		perMinute          = fs.Int("rate", 120, "requests a minute the key may make")
 		turns              = fs.Int("turns", 4, "turns the key may run at once")
+		admin              = fs.Bool("admin", false, "the key may also make, list and revoke its tenant's keys through the API")
 		asJSON             = fs.Bool("json", false, "list as JSON")
 	)
 	switch verb {
@@ -46,12 +47,16 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	store := account.NewStore(db.pool)
 	switch verb {
 	case "create":
-		k, secret, err := store.CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns})
+		k, secret, err := store.CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns, Admin: *admin})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\n", secret)
-		fmt.Fprintf(stderr, "key %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", k.ID, k.TenantName, k.UserName)
+		kind := "key"
+		if k.Admin {
+			kind = "admin key"
+		}
+		fmt.Fprintf(stderr, "%s %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", kind, k.ID, k.TenantName, k.UserName)
 		return nil
 	case "revoke":
 		if fs.NArg() != 1 {
@@ -63,7 +68,7 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stdout, "key %s revoked\n", fs.Arg(0))
 		return nil
 	}
-	keys, err := store.Keys(ctx, "")
+	keys, err := store.Keys(ctx, account.KeyFilter{})
 	if err != nil {
 		return err
 	}
@@ -71,13 +76,17 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return json.NewEncoder(stdout).Encode(keys)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tPREFIX\tTENANT\tUSER\tNAME\tRATE/MIN\tTURNS\tCREATED\tREVOKED")
+	fmt.Fprintln(w, "ID\tPREFIX\tTENANT\tUSER\tNAME\tRATE/MIN\tTURNS\tADMIN\tCREATED\tREVOKED")
 	for _, k := range keys {
 		revoked := "-"
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", k.ID, k.Prefix, k.TenantName, k.UserName, k.Name, k.RatePerMinute, k.MaxTurns, k.CreatedAt.Format("2006-01-02 15:04"), revoked)
+		admin := "no"
+		if k.Admin {
+			admin = "yes"
+		}
+		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", k.ID, k.Prefix, k.TenantName, k.UserName, k.Name, k.RatePerMinute, k.MaxTurns, admin, k.CreatedAt.Format("2006-01-02 15:04"), revoked)
 	}
 	return w.Flush()
 }

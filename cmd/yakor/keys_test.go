@@ -26,16 +26,28 @@ func TestKeysCommand(t *testing.T) {
 	if !strings.HasPrefix(secret, "yk_") || len(secret) < 40 || !strings.Contains(note, "shown this once") {
 		t.Fatalf("create: %q %q", secret, note)
 	}
+	admin, note := keys("create", "--tenant", "acme", "--user", "ann", "--name", "ops", "--admin")
+	if !strings.HasPrefix(admin, "yk_") || !strings.Contains(note, "admin key") {
+		t.Fatalf("create --admin: %q %q", admin, note)
+	}
 	list, _ := keys("list")
+	if !strings.Contains(list, "ADMIN") || !strings.Contains(list, " yes ") || !strings.Contains(list, " no ") {
+		t.Fatalf("list does not tell admin keys:\n%s", list)
+	}
 	if !strings.Contains(list, "acme") || !strings.Contains(list, "laptop") || !strings.Contains(list, secret[:9]) || strings.Contains(list, secret[9:]) {
 		t.Fatalf("list:\n%s", list)
 	}
-	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	// Newest first: the admin key, then the first one.
+	row := strings.Split(list, "\n")[2]
+	if !strings.Contains(row, "laptop") {
+		t.Fatalf("not newest first:\n%s", list)
+	}
+	id := strings.Fields(row)[0]
 	if out, _ := keys("revoke", id); !strings.Contains(out, "revoked") {
 		t.Fatalf("revoke: %q", out)
 	}
 	list, _ = keys("list")
-	if row := strings.Fields(strings.Split(list, "\n")[1]); row[len(row)-1] == "-" {
+	if row := strings.Fields(strings.Split(list, "\n")[2]); row[len(row)-1] == "-" {
 		t.Fatalf("revoked key not marked:\n%s", list)
 	}
 	var stderr bytes.Buffer

@@ -1,6 +1,63 @@
 // The Yakor HTTP API: JSON requests, the SSE stream of a turn, and errors
-// described in words.
+// described in words. Every request carries the API key kept in this
+// browser, if any; a 401 asks the user for one (setKeyPrompt) and, once a
+// working key is given, the request is sent again.
 import { t } from './i18n.js';
+
+const KEY = 'yakor.apiKey';
+let memoryKey = ''; // the key when localStorage is unavailable
+
+// apiKey is the API key kept in this browser's localStorage.
+export const apiKey = {
+  get() {
+    try {
+      return window.localStorage.getItem(KEY) || '';
+    } catch {
+      return memoryKey;
+    }
+  },
+  set(key) {
+    memoryKey = key;
+    try {
+      window.localStorage.setItem(KEY, key);
+    } catch {
+      // private mode: the key lasts for this page only
+    }
+  },
+  clear() {
+    memoryKey = '';
+    try {
+      window.localStorage.removeItem(KEY);
+    } catch {
+      // nothing was stored
+    }
+  },
+};
+
+let keyPrompt = null;
+let asking = null;
+
+// setKeyPrompt sets fn(message, usedKey), called when the server answers
+// 401: it resolves to true once a working key is stored, false when the
+// user gives none. Requests failing together share one prompt.
+export function setKeyPrompt(fn) {
+  keyPrompt = fn;
+}
+
+// keyAgain tells whether a request refused with 401 (sent with usedKey)
+// should be sent again: yes when another key was stored meanwhile, or when
+// the user gives one now.
+async function keyAgain(err, usedKey) {
+  if (!keyPrompt || !(err instanceof ApiError) || err.status !== 401) return false;
+  if (apiKey.get() !== usedKey) return true;
+  if (!asking) asking = Promise.resolve(keyPrompt(err.message, usedKey)).finally(() => { asking = null; });
+  return asking;
+}
+
+function authorize(headers, key) {
+  if (key) headers.Authorization = 'Bearer ' + key;
+  return headers;
+}
 
 // ApiError is a failed request: status 0 means the server was not reached;
 // kind "stream" is an error event inside a reply's stream.
@@ -28,8 +85,21 @@ export function describe(err) {
   return String(err.message || err);
 }
 
+// request sends one API request; opts.key sends that key instead of the
+// stored one, and a 401 then fails at once (the key dialog checks a key so).
 async function request(method, path, body, opts = {}) {
-  const init = { method, headers: { Accept: 'application/json' }, signal: opts.signal };
+  for (;;) {
+    const key = opts.key ?? apiKey.get();
+    try {
+      return await requestOnce(method, path, body, opts, key);
+    } catch (err) {
+      if (opts.key !== undefined || !(await keyAgain(err, key))) throw err;
+    }
+  }
+}
+
+async function requestOnce(method, path, body, opts, key) {
+  const init = { method, headers: authorize({ Accept: 'application/json' }, key), signal: opts.signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -103,11 +173,24 @@ function parseEvent(block) {
 // {user_message, reply, turn_id} and rejects with an ApiError (or an
 // AbortError when signal aborts).
 export async function sendMessage(threadId, content, clientId, { signal, onDelta, onSearch } = {}) {
+  for (;;) {
+    const key = apiKey.get();
+    try {
+      return await sendOnce(threadId, content, clientId, { signal, onDelta, onSearch }, key);
+    } catch (err) {
+      // A 401 comes before the message is stored: sending again is safe,
+      // and the client id would keep it from being stored twice anyway.
+      if (!(await keyAgain(err, key))) throw err;
+    }
+  }
+}
+
+async function sendOnce(threadId, content, clientId, { signal, onDelta, onSearch }, key) {
   let res;
   try {
     res = await fetch(`/api/v1/threads/${enc(threadId)}/messages`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      headers: authorize({ 'Content-Type': 'application/json', Accept: 'text/event-stream' }, key),
       body: JSON.stringify({ content, client_id: clientId }),
       signal,
     });

@@ -1,5 +1,5 @@
 // The app: routing (/, /t/<thread>, /research), the panels and drawers, the
-// offline banner and the language switch.
+// offline banner, the language switch and the API key dialog.
 import { api, enc, describe } from './api.js';
 import { setReporter, setLocale, toast, guard } from './dom.js';
 import { t, getLang, setLang, translateStatic } from './i18n.js';
@@ -9,6 +9,7 @@ import { initChat, renderChat, loadMessages, updateComposer } from './chat.js';
 import { initMemory, refreshMemory, renderMemory, schedulePolls, clearPolls } from './memory.js';
 import { initInspector, renderInspector } from './inspector.js';
 import { initResearch, showResearch, renderResearch, leaveResearch } from './research.js';
+import { initKeys } from './keys.js';
 
 const app = document.getElementById('app');
 
@@ -255,6 +256,7 @@ function boot() {
   setReporter((err) => toast(describe(err), 'error', t('common.close')));
   setLang(getLang());
   setLocale(getLang());
+  initKeys();
   initShell();
   initThreads();
   initChat();

@@ -221,4 +221,11 @@ export const en = {
   'res.articles': 'Study notes',
   'res.articlesEmpty': 'No study notes yet. They appear here after a research run reads pages on a topic.',
   'res.untitled': 'Untitled page',
+  'key.title': 'This server needs an API key',
+  'key.text': 'Paste the key an operator made for you (yakor keys create). It is kept in this browser only and sent with every request.',
+  'key.label': 'API key',
+  'key.submit': 'Use this key',
+  'key.checking': 'Checking…',
+  'key.empty': 'Paste a key first.',
+  'key.forget': 'Forget API key',
 };
