@@ -51,6 +51,16 @@ func (s *Store) OpenThread(ctx context.Context, scope yakor.Scope, o ThreadOpen)
 			return Thread{}, false, yakor.Errorf(yakor.EINVALID, "history message %d: role %q: only user and assistant messages are history", i, m.Role)
 		}
 	}
+	if o.Key != "" {
+		// Most opens find the thread: one query, no transaction.
+		t, err := findByKey(ctx, s.db, scope, o.Key)
+		if err == nil {
+			return t, false, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return Thread{}, false, postgres.Wrap("open thread", err)
+		}
+	}
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		var err error
 		t, created, err = openThread(ctx, tx, scope, o)
@@ -96,9 +106,18 @@ RETURNING ` + threadColumns
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return Thread{}, false, fmt.Errorf("create thread: %w", err)
 	}
-	const find = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND external_key = $3`
-	if err := tx.QueryRow(ctx, find, scope.TenantID, scope.UserID, o.Key).Scan(t.fields()...); err != nil {
+	t, err = findByKey(ctx, tx, scope, o.Key)
+	if err != nil {
 		return Thread{}, false, fmt.Errorf("find thread by key: %w", err)
 	}
 	return t, false, nil
+}
+
+// findByKey returns scope's user's thread with the external key, or
+// pgx.ErrNoRows.
+func findByKey(ctx context.Context, db DB, scope yakor.Scope, key string) (Thread, error) {
+	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND external_key = $3`
+	var t Thread
+	err := db.QueryRow(ctx, q, scope.TenantID, scope.UserID, key).Scan(t.fields()...)
+	return t, err
 }
