@@ -1,7 +1,6 @@
 package oaicompat
 
 import (
-	"fmt"
 	"net/http"
 
 	"yakor"
@@ -106,8 +105,6 @@ func kind(status int) (typ, code string) {
 		return "server_error", "timeout"
 	case status >= 500:
 		return "server_error", ""
-	case status >= 400:
-		return "invalid_request_error", ""
 	}
-	return "server_error", fmt.Sprint(status)
+	return "invalid_request_error", ""
 }
