@@ -39,6 +39,7 @@ type DB interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
 // Store reads and writes threads and messages.
@@ -58,6 +59,8 @@ type Thread struct {
 	ProjectID    string
 	Title        string
 	SystemPrompt string
+	// ExternalKey names the thread from outside (OpenThread); "" for none.
+	ExternalKey  string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	MessageCount int64    // messages in the thread
@@ -140,10 +143,7 @@ func ValidText(field, s string, max int) error {
 // CreateThread creates a thread for scope's user.
 func (s *Store) CreateThread(ctx context.Context, scope yakor.Scope, tc ThreadCreate) (Thread, error) {
 	tc.Title = strings.TrimSpace(tc.Title)
-	if err := ValidText("title", tc.Title, MaxTitleChars); err != nil {
-		return Thread{}, err
-	}
-	if err := ValidText("system prompt", tc.SystemPrompt, 100_000); err != nil {
+	if err := validThread(tc); err != nil {
 		return Thread{}, err
 	}
 	const q = `
@@ -161,6 +161,14 @@ RETURNING ` + threadColumns
 		return Thread{}, postgres.Wrap("create thread", err)
 	}
 	return t, nil
+}
+
+// validThread refuses a title or system prompt that must not be stored.
+func validThread(tc ThreadCreate) error {
+	if err := ValidText("title", tc.Title, MaxTitleChars); err != nil {
+		return err
+	}
+	return ValidText("system prompt", tc.SystemPrompt, 100_000)
 }
 
 // FindThread returns scope's thread, or ENOTFOUND.
@@ -231,10 +239,10 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-const threadColumns = `id::text, coalesce(project_id::text, ''), title, system_prompt, created_at, updated_at, message_count, authors`
+const threadColumns = `id::text, coalesce(project_id::text, ''), title, system_prompt, coalesce(external_key, ''), created_at, updated_at, message_count, authors`
 
 func (t *Thread) fields() []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.CreatedAt, &t.UpdatedAt, &t.MessageCount, &t.Authors}
+	return []any{&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.ExternalKey, &t.CreatedAt, &t.UpdatedAt, &t.MessageCount, &t.Authors}
 }
 
 func errThreadNotFound(id string) error {

@@ -57,7 +57,19 @@ type Request struct {
 	// Temperature sets the sampling temperature; nil leaves it to the server.
 	// Reasoning models (o1, o3, o4, gpt-5 and later) keep their own.
 	Temperature *float32
-	// Tools are offered to the model; the offline provider ignores them.
+	// TopP sets nucleus sampling; nil leaves it to the server. Reasoning
+	// models keep their own.
+	TopP *float32
+	// PresencePenalty and FrequencyPenalty penalize repeated tokens; nil
+	// leaves them to the server. Reasoning models keep their own.
+	PresencePenalty  *float32
+	FrequencyPenalty *float32
+	// Stop lists sequences that end the reply where the model writes them.
+	Stop []string
+	// Seed asks the server for repeatable sampling, where it supports it.
+	Seed *int
+	// Tools are offered to the model; the offline provider ignores them, as
+	// it ignores every sampling setting above.
 	Tools []Tool
 }
 
@@ -73,6 +85,9 @@ type Result struct {
 	PromptTokens int
 	// CompletionTokens is the reply's size in tokens, 0 when unknown.
 	CompletionTokens int
+	// FinishReason is why the model stopped, as the server says it ("stop",
+	// "length", "tool_calls", "content_filter"), "" when unknown (offline).
+	FinishReason string
 	// Attempts is how many HTTP attempts were made (1 for offline).
 	Attempts int
 	// ToolCalls are the tools the model called, in order.

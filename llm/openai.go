@@ -140,6 +140,7 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (Result, error) {
 			return errors.New("response has no choices")
 		}
 		res.Text = resp.Choices[0].Message.Content
+		res.FinishReason = string(resp.Choices[0].FinishReason)
 		res.ToolCalls = fromToolCalls(resp.Choices[0].Message.ToolCalls)
 		if resp.Model != "" {
 			res.Model = resp.Model
@@ -213,6 +214,9 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 		if len(chunk.Choices) == 0 {
 			continue
 		}
+		if r := chunk.Choices[0].FinishReason; r != "" && r != openai.FinishReasonNull {
+			res.FinishReason = string(r)
+		}
 		for _, tc := range chunk.Choices[0].Delta.ToolCalls {
 			res.ToolCalls = addToolDelta(res.ToolCalls, tc)
 		}
@@ -226,7 +230,7 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 
 // chatRequest converts a Request to go-openai's form. Reasoning models
 // (o1, o3, o4, gpt-5 and later) take max_completion_tokens and only their
-// default temperature, so theirs is left out.
+// default temperature, top_p and penalties, so theirs are left out.
 func (c *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
@@ -238,7 +242,7 @@ func (c *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 			})
 		}
 	}
-	creq := openai.ChatCompletionRequest{Model: c.model, Messages: msgs}
+	creq := openai.ChatCompletionRequest{Model: c.model, Messages: msgs, Stop: req.Stop, Seed: req.Seed}
 	for _, t := range req.Tools {
 		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
@@ -249,15 +253,28 @@ func (c *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 		return creq
 	}
 	creq.MaxTokens = req.MaxTokens
-	if req.Temperature != nil {
-		creq.Temperature = *req.Temperature
-		if creq.Temperature == 0 {
-			// go-openai omits a zero temperature; the smallest positive
-			// float32 reaches the server and means the same.
-			creq.Temperature = math.SmallestNonzeroFloat32
-		}
+	creq.Temperature = sent(req.Temperature)
+	creq.TopP = sent(req.TopP)
+	if req.PresencePenalty != nil {
+		creq.PresencePenalty = *req.PresencePenalty // 0, omitted, is the default
+	}
+	if req.FrequencyPenalty != nil {
+		creq.FrequencyPenalty = *req.FrequencyPenalty
 	}
 	return creq
+}
+
+// sent is the value go-openai sends for a setting: 0 when unset (omitted),
+// and for a setting of 0, which go-openai would omit too, the smallest
+// positive float32, which reaches the server and means the same.
+func sent(v *float32) float32 {
+	switch {
+	case v == nil:
+		return 0
+	case *v == 0:
+		return math.SmallestNonzeroFloat32
+	}
+	return *v
 }
 
 // reasoningModel reports whether go-openai validates model as a reasoning

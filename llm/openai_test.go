@@ -35,6 +35,7 @@ func TestOpenAIComplete(t *testing.T) {
 		Model:            "test-model-2024-01-01",
 		PromptTokens:     42,
 		CompletionTokens: 9,
+		FinishReason:     "stop",
 		Attempts:         1,
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
@@ -87,11 +88,19 @@ func TestOpenAIRequestOptions(t *testing.T) {
 			want:  map[string]any{"temperature": 1e-45},
 		},
 		{
+			name:  "sampling settings",
+			model: "test-model",
+			req: llm.Request{TopP: ptr[float32](0), PresencePenalty: ptr[float32](0.5), FrequencyPenalty: ptr[float32](-0.5),
+				Stop: []string{"END", "\n\n"}, Seed: ptr(7)},
+			want: map[string]any{"top_p": 1e-45, "presence_penalty": 0.5, "frequency_penalty": -0.5,
+				"stop": []any{"END", "\n\n"}, "seed": 7.0},
+		},
+		{
 			name:    "reasoning model takes max_completion_tokens",
 			model:   "o3-mini",
-			req:     llm.Request{MaxTokens: 100, Temperature: ptr[float32](0.2)},
-			want:    map[string]any{"max_completion_tokens": 100.0},
-			wantNot: []string{"max_tokens", "temperature"},
+			req:     llm.Request{MaxTokens: 100, Temperature: ptr[float32](0.2), TopP: ptr[float32](0.5), PresencePenalty: ptr[float32](1), Seed: ptr(7)},
+			want:    map[string]any{"max_completion_tokens": 100.0, "seed": 7.0},
+			wantNot: []string{"max_tokens", "temperature", "top_p", "presence_penalty"},
 		},
 	}
 	for _, tt := range tests {
@@ -146,6 +155,7 @@ func TestOpenAIStream(t *testing.T) {
 		Model:            "test-model-2024-01-01",
 		PromptTokens:     42,
 		CompletionTokens: 7,
+		FinishReason:     "stop",
 		Attempts:         1,
 	}
 	if diff := cmp.Diff(want, res); diff != "" {

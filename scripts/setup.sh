@@ -7,11 +7,15 @@
 #   built from Debian's pgvector source package of a suite that carries it.
 #
 #   With the argument "test": also Chromium, which the browser tests drive
-#   (Debian's chromium package).
+#   (Debian's chromium package), and the official `openai` npm client, which
+#   the OpenAI-compatibility test runs with node: installed from the npm
+#   registry into .yakor-test/node (git-ignored), major version pinned; node
+#   and npm come from Debian's packages when missing.
 #
 # Environment:
 #   YAKOR_PG_VERSION      PostgreSQL major version to use (default: newest installed, else 15)
 #   YAKOR_PGVECTOR_SUITE  Debian suite to take pgvector's source from (default: trixie)
+#   YAKOR_OPENAI_NPM      the openai npm package's version range (default: ^6, which runs on node 18+)
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -99,4 +103,22 @@ if [ "${1:-}" = "test" ]; then
   fi
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { log "chromium is still missing"; exit 1; }
   log "ready: $(chromium --version 2>/dev/null || chromium-browser --version)"
+fi
+
+# 5. The openai npm client for the OpenAI-compatibility test (cmd/yakor).
+if [ "${1:-}" = "test" ]; then
+  command -v node >/dev/null 2>&1 || apt_install nodejs
+  command -v npm >/dev/null 2>&1 || apt_install npm
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  node_dir="$root/.yakor-test/node"
+  want="${YAKOR_OPENAI_NPM:-^6}"
+  major=${want#^}; major=${major%%.*}
+  have=$(node -p "require('$node_dir/node_modules/openai/package.json').version" 2>/dev/null || true)
+  if [ "${have%%.*}" != "$major" ]; then
+    log "npm install openai@$want into $node_dir"
+    mkdir -p "$node_dir"
+    npm install --prefix "$node_dir" --no-audit --no-fund --no-save --loglevel=error "openai@$want" >/dev/null
+    have=$(node -p "require('$node_dir/node_modules/openai/package.json').version")
+  fi
+  log "ready: node $(node --version), openai $have (npm) in $node_dir"
 fi

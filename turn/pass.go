@@ -24,6 +24,7 @@ type Searcher interface {
 type Event struct {
 	Text   string
 	Search *SearchEvent
+	TurnID string // the turn's id, known before its first event
 }
 
 // SearchEvent is one search of a turn, with its hits.
@@ -84,12 +85,12 @@ func toolQuery(calls []llm.ToolCall) (string, llm.ToolCall, bool) {
 // up to SearchRounds searches; then the model must answer. Text before a
 // marker still reaches the user. It returns the reply's text and the
 // "found" layer.
-func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Message, lang string, beforeID int64, memory string, tr *Trace, fn func(Event) error) (string, Layer, error) {
+func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Message, lang string, beforeID int64, memory string, sampling Sampling, use *Usage, tr *Trace, fn func(Event) error) (string, Layer, error) {
 	found := Layer{Name: LayerFound, Budget: e.cfg.SearchBudget * e.cfg.SearchRounds, MessageIDs: []int64{}}
 	var reply strings.Builder
 	for round := 0; ; round++ {
 		allow := round < e.cfg.SearchRounds
-		query, call, text, err := e.pass(ctx, msgs, allow, memory, fn, tr, round)
+		query, call, text, err := e.pass(ctx, sampling.request(msgs), allow, memory, fn, use, tr, round)
 		reply.WriteString(text)
 		if err != nil {
 			return reply.String(), found, err
@@ -134,8 +135,8 @@ func (e *Engine) answer(ctx context.Context, scope yakor.Scope, msgs []llm.Messa
 // scrubber (which takes out any echo of the prompt's memory block). It
 // returns the query when the model asked to search (and searching is
 // allowed), by marker or by a search_history call (then call is set), and
-// the text it released.
-func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, memory string, fn func(Event) error, tr *Trace, round int) (query string, call llm.ToolCall, text string, err error) {
+// the text it released. req carries the messages and the turn's sampling.
+func (e *Engine) pass(ctx context.Context, req llm.Request, allow bool, memory string, fn func(Event) error, use *Usage, tr *Trace, round int) (query string, call llm.ToolCall, text string, err error) {
 	parser := search.NewParser()
 	scrub := mnemos.NewScrubber(memory)
 	var out strings.Builder
@@ -171,7 +172,6 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, memor
 	}
 	start := time.Now()
 	first := true
-	req := llm.Request{Messages: msgs}
 	if allow && e.cfg.SearchTool {
 		req.Tools = []llm.Tool{searchTool}
 	}
@@ -183,6 +183,7 @@ func (e *Engine) pass(ctx context.Context, msgs []llm.Message, allow bool, memor
 		return emit(parser.Feed(delta))
 	})
 	tr.Timings["model"] += ms(time.Since(start))
+	use.add(res, req.Messages)
 	if res.Model != "" {
 		tr.Model = res.Model
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -169,6 +170,59 @@ func (e *Engine) WithJobs(j Jobs) *Engine {
 type Input struct {
 	Content  string
 	ClientID string // optional; a retried send with the same id answers once
+	// Sampling is passed to each of the turn's model calls.
+	Sampling Sampling
+}
+
+// Sampling is how the model writes a turn's reply; zero values leave each
+// setting to the model server (the offline model ignores them all).
+type Sampling struct {
+	MaxTokens        int // bounds each model call of the turn, not their sum
+	Temperature      *float32
+	TopP             *float32
+	PresencePenalty  *float32
+	FrequencyPenalty *float32
+	Stop             []string
+	Seed             *int
+}
+
+// request is a model request of msgs with s's settings.
+func (s Sampling) request(msgs []llm.Message) llm.Request {
+	return llm.Request{Messages: msgs, MaxTokens: s.MaxTokens, Temperature: s.Temperature, TopP: s.TopP,
+		PresencePenalty: s.PresencePenalty, FrequencyPenalty: s.FrequencyPenalty, Stop: s.Stop, Seed: s.Seed}
+}
+
+// Usage is what a turn's model calls took, summed over its passes (a
+// search adds one).
+type Usage struct {
+	// PromptTokens and CompletionTokens are the model server's counts;
+	// Counted is false when any pass came without them (the offline model,
+	// a server that does not report usage), and then they are incomplete.
+	PromptTokens     int
+	CompletionTokens int
+	Counted          bool
+	// PromptChars is the characters sent over all passes, for an estimate
+	// where tokens were not counted.
+	PromptChars int
+	// Passes is the number of model calls.
+	Passes int
+	// FinishReason is why the last pass stopped, as the model server says it
+	// ("stop", "length"…), "" when unknown.
+	FinishReason string
+}
+
+func (u *Usage) add(res llm.Result, msgs []llm.Message) {
+	if u.Passes == 0 {
+		u.Counted = true
+	}
+	u.Passes++
+	u.PromptTokens += res.PromptTokens
+	u.CompletionTokens += res.CompletionTokens
+	u.Counted = u.Counted && res.PromptTokens > 0
+	for _, m := range msgs {
+		u.PromptChars += utf8.RuneCountInString(m.Content)
+	}
+	u.FinishReason = res.FinishReason
 }
 
 // Outcome is a finished turn.
@@ -179,12 +233,14 @@ type Outcome struct {
 	// Replayed reports that the message had been answered before (a retried
 	// send): nothing was written and the model was not called.
 	Replayed bool
+	// Usage is what the model calls took (zero for a replay).
+	Usage Usage
 }
 
 // Send runs one turn in scope's thread. The user's message is stored before
 // the model is called and stays stored whatever happens next. fn receives
-// the reply's text as it streams, and each search the model makes; an
-// error from fn stops the turn. A SEARCH_HISTORY marker in the model's
+// the reply's text as it streams, and each search the model makes, each
+// event naming the turn; an error from fn stops the turn. A SEARCH_HISTORY marker in the model's
 // output never reaches fn; one in the user's message is plain text. A send
 // with a client id that was answered before returns that answer without
 // calling fn. Errors: EINVALID/ETOOLARGE (bad content), ENOTFOUND (thread),
@@ -213,6 +269,11 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		return Outcome{}, err
 	}
 	tr := Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
+	named := func(ev Event) error {
+		ev.TurnID = turnID
+		return fn(ev)
+	}
+	var use Usage
 
 	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, userMsg.ID)
 	if err != nil {
@@ -240,7 +301,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
 	tr.Timings["assemble"] = ms(time.Since(start))
 
-	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, SearchBefore(window, userMsg.ID), memory.Text, &tr, fn)
+	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, SearchBefore(window, userMsg.ID), memory.Text, in.Sampling, &use, &tr, named)
 	if found.Items > 0 || len(tr.Searches) > 0 {
 		tr.Layers = append(tr.Layers, found)
 		tr.PromptChars += found.Chars
@@ -285,7 +346,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 			e.log.WarnContext(ctx, "mark facts used", "turn", turnID, "err", err)
 		}
 	}
-	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID}, nil
+	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID, Usage: use}, nil
 }
 
 // replay answers a resent message: with the stored reply when it was

@@ -43,7 +43,8 @@ const callerKey = "yakor.caller"
 
 // authenticate resolves the caller: the key in "Authorization: Bearer …",
 // whose requests are held to its rate; or, while the server has no keys at
-// all and listens on loopback only, the one local user.
+// all and listens on loopback only, the one local user, whatever bearer the
+// request carries.
 func (s *Server) authenticate() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		a := s.auth
@@ -54,18 +55,20 @@ func (s *Server) authenticate() gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		if !hasKey || secret == "" {
-			local, err := a.localAllowed(c.Request.Context())
-			if err != nil {
-				s.abort(c, err)
-				return
-			}
-			if !local {
-				s.abort(c, yakor.Errorf(yakor.EUNAUTHORIZED, "this server needs an API key: send \"Authorization: Bearer <key>\" (an operator makes one with `yakor keys create`)"))
-				return
-			}
+		// Without keys any request is the local user's, also one with a
+		// bearer: OpenAI clients always send one.
+		local, err := a.localAllowed(c.Request.Context())
+		if err != nil {
+			s.abort(c, err)
+			return
+		}
+		if local {
 			actAs(c, s.local)
 			c.Next()
+			return
+		}
+		if !hasKey || secret == "" {
+			s.abort(c, yakor.Errorf(yakor.EUNAUTHORIZED, "this server needs an API key: send \"Authorization: Bearer <key>\" (an operator makes one with `yakor keys create`)"))
 			return
 		}
 		caller, err := a.keys.Authenticate(c.Request.Context(), secret)

@@ -18,19 +18,9 @@ import (
 // would silently replace) and malformed JSON, each with a message a client
 // can act on.
 func (s *Server) decode(c *gin.Context, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBodyBytes))
+	body, err := s.body(c)
 	if err != nil {
-		var maxErr *http.MaxBytesError
-		if errors.As(err, &maxErr) {
-			return yakor.Errorf(yakor.ETOOLARGE, "request body is larger than %d bytes", s.maxBodyBytes)
-		}
-		return yakor.Errorf(yakor.EINVALID, "cannot read request body: %v", err)
-	}
-	if len(body) == 0 {
-		return yakor.Errorf(yakor.EINVALID, "request body is empty; send a JSON object")
-	}
-	if !utf8.Valid(body) {
-		return yakor.Errorf(yakor.EINVALID, "request body is not valid UTF-8")
+		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -40,6 +30,26 @@ func (s *Server) decode(c *gin.Context, v any) error {
 		return yakor.Errorf(yakor.EINVALID, "malformed JSON: %s", jsonErrorText(err))
 	}
 	return nil
+}
+
+// body reads the request body, refusing an empty one, one over the size
+// limit and bytes that are not UTF-8.
+func (s *Server) body(c *gin.Context) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBodyBytes))
+	if err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return nil, yakor.Errorf(yakor.ETOOLARGE, "request body is larger than %d bytes", s.maxBodyBytes)
+		}
+		return nil, yakor.Errorf(yakor.EINVALID, "cannot read request body: %v", err)
+	}
+	if len(body) == 0 {
+		return nil, yakor.Errorf(yakor.EINVALID, "request body is empty; send a JSON object")
+	}
+	if !utf8.Valid(body) {
+		return nil, yakor.Errorf(yakor.EINVALID, "request body is not valid UTF-8")
+	}
+	return body, nil
 }
 
 func jsonErrorText(err error) string {

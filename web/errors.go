@@ -3,10 +3,12 @@ package web
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"yakor"
+	"yakor/web/oaicompat"
 )
 
 // statuses maps error codes to HTTP statuses; it is the one place that does.
@@ -32,8 +34,8 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// fail writes err as {"error": …} with its status, logging internal errors
-// (whose details are never shown to the client).
+// fail writes err with its status, logging internal errors (whose details
+// are never shown to the client).
 func (s *Server) fail(c *gin.Context, err error) {
 	status := statusOf(err)
 	if status >= 500 {
@@ -43,5 +45,43 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if errors.As(err, &maxErr) {
 		status = http.StatusRequestEntityTooLarge
 	}
-	c.AbortWithStatusJSON(status, gin.H{"error": yakor.ErrorMessage(err)})
+	render(c, status, err)
+}
+
+// render ends the request with err's body (errorBody) and status.
+func render(c *gin.Context, status int, err error) {
+	c.AbortWithStatusJSON(status, errorBody(c, status, err))
+}
+
+// shapeKey marks a request whose errors take OpenAI's shape.
+const shapeKey = "yakor.shape.openai"
+
+// openAIShape makes the request's errors take OpenAI's shape
+// {"error": {"message", "type", "param", "code"}}; without it they are
+// Yakor's {"error": message}.
+func openAIShape(c *gin.Context) {
+	c.Set(shapeKey, true)
+	c.Next()
+}
+
+// openAIPath reports whether the request is for the OpenAI-compatible
+// routes (for the ones that match no route, which no group middleware sees).
+func openAIPath(c *gin.Context) bool {
+	p := c.Request.URL.Path
+	return p == "/v1" || strings.HasPrefix(p, "/v1/")
+}
+
+// errorBody is err as the request's error shape has it, showing only the
+// message of a coded error ("internal error" for others).
+func errorBody(c *gin.Context, status int, err error) any {
+	msg := yakor.ErrorMessage(err)
+	if !c.GetBool(shapeKey) {
+		return gin.H{"error": msg}
+	}
+	var re *oaicompat.RequestError
+	param, code := "", ""
+	if errors.As(err, &re) {
+		param, code = re.Param, re.Code
+	}
+	return oaicompat.NewError(status, msg, param, code)
 }

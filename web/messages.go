@@ -116,7 +116,26 @@ type sseWriter struct {
 	started bool
 }
 
+// data writes an event without a name, as OpenAI's streams have them.
+func (w *sseWriter) data(data any) error { return w.event("", data) }
+
+// done ends an OpenAI stream: data: [DONE].
+func (w *sseWriter) done() error { return w.write([]byte("data: [DONE]")) }
+
+// event writes the event name (none when "") and data as JSON.
 func (w *sseWriter) event(name string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("sse: %w", err)
+	}
+	if name != "" {
+		return w.write(append([]byte("event: "+name+"\ndata: "), b...))
+	}
+	return w.write(append([]byte("data: "), b...))
+}
+
+// write sends one event's lines, after the headers when it is the first.
+func (w *sseWriter) write(lines []byte) error {
 	if !w.started {
 		w.started = true
 		h := w.c.Writer.Header()
@@ -125,11 +144,7 @@ func (w *sseWriter) event(name string, data any) error {
 		h.Set("X-Accel-Buffering", "no")
 		w.c.Status(http.StatusOK)
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("sse: %w", err)
-	}
-	if _, err := fmt.Fprintf(w.c.Writer, "event: %s\ndata: %s\n\n", name, b); err != nil {
+	if _, err := fmt.Fprintf(w.c.Writer, "%s\n\n", lines); err != nil {
 		return fmt.Errorf("sse: client gone: %w", err)
 	}
 	w.c.Writer.Flush()

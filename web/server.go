@@ -1,11 +1,14 @@
-// Package web is Yakor's HTTP interface: the REST API under /api/v1, health
+// Package web is Yakor's HTTP interface: the REST API under /api/v1, the
+// OpenAI-compatible endpoint under /v1 (its wire types in oaicompat), health
 // and readiness probes and Prometheus metrics, on one gin engine. Handlers
 // bind the request, make one domain call and render the result; errors are
-// mapped to statuses in errors.go alone.
+// mapped to statuses in errors.go alone, in Yakor's shape or, under /v1,
+// OpenAI's.
 package web
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -34,6 +37,7 @@ type Threads interface {
 	FindThread(ctx context.Context, scope yakor.Scope) (history.Thread, error)
 	RenameThread(ctx context.Context, scope yakor.Scope, title string) (history.Thread, error)
 	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
+	OpenThread(ctx context.Context, scope yakor.Scope, o history.ThreadOpen) (history.Thread, bool, error)
 }
 
 // Searcher searches a thread's history.
@@ -125,6 +129,7 @@ type Server struct {
 	keyAdmin      KeyAdmin
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
+	started       time.Time
 	engine        *gin.Engine
 }
 
@@ -133,7 +138,7 @@ func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
 		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
-		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal),
+		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {
 		s.maxBodyBytes = 2 << 20
@@ -145,10 +150,12 @@ func NewServer(d Deps) *Server {
 		if s.index != nil && s.index(c) {
 			return
 		}
-		c.JSON(http.StatusNotFound, gin.H{"error": "no such endpoint: " + c.Request.Method + " " + c.Request.URL.Path})
+		c.Set(shapeKey, openAIPath(c))
+		s.fail(c, yakor.Errorf(yakor.ENOTFOUND, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
-		c.JSON(http.StatusMethodNotAllowed, gin.H{"error": "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
+		c.Set(shapeKey, openAIPath(c))
+		render(c, http.StatusMethodNotAllowed, yakor.Errorf(yakor.EINVALID, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
@@ -170,6 +177,7 @@ func NewServer(d Deps) *Server {
 		registerKeyRoutes(api, s)
 	}
 	api.GET("/info", func(c *gin.Context) { c.JSON(http.StatusOK, s.info) })
+	registerOpenAIRoutes(e, s)
 	s.engine = e
 	return s
 }
@@ -196,6 +204,6 @@ func scopeOf(c *gin.Context) yakor.Scope {
 func (s *Server) recover() gin.HandlerFunc {
 	return gin.CustomRecovery(func(c *gin.Context, err any) {
 		s.log.ErrorContext(c.Request.Context(), "panic serving request", "path", c.Request.URL.Path, "panic", err)
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+		render(c, http.StatusInternalServerError, errors.New("panic"))
 	})
 }

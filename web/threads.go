@@ -24,12 +24,13 @@ type threadJSON struct {
 	Title        string    `json:"title"`
 	ProjectID    string    `json:"project_id,omitempty"`
 	SystemPrompt string    `json:"system_prompt,omitempty"`
+	ExternalKey  string    `json:"external_key,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 func toThreadJSON(t history.Thread) threadJSON {
-	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, ExternalKey: t.ExternalKey, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
 
 func (s *Server) handleThreadCreate(c *gin.Context) {

@@ -24,10 +24,12 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("bench: say which benchmark: turn, search, locomo, locomo-loss or mnemos")
+		return fmt.Errorf("bench: say which benchmark: turn, api, search, locomo, locomo-loss or mnemos")
 	}
 	switch args[0] {
 	case "turn":
+	case "api":
+		return runBenchAPI(ctx, args[1:], stdout, stderr, getenv)
 	case "search":
 		return runBenchSearch(ctx, args[1:], stdout, stderr, getenv)
 	case "locomo":
@@ -37,7 +39,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	case "mnemos":
 		return runBenchMnemos(ctx, args[1:], stdout, stderr, getenv)
 	default:
-		return fmt.Errorf("bench: unknown benchmark %q: say turn, search, locomo, locomo-loss or mnemos", args[0])
+		return fmt.Errorf("bench: unknown benchmark %q: say turn, api, search, locomo, locomo-loss or mnemos", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")

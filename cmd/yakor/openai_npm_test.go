@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOpenAINpmClient runs the official openai npm client
+// (testdata/openai_client.mjs, on node) against `yakor serve` with the
+// offline model: a non-streamed and a streamed conversation whose second
+// request is answered from the memory the first made, and two refusals.
+// node and the package come from `bash scripts/setup.sh test`; without
+// them the test fails, never skips.
+func TestOpenAINpmClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is missing (%v): run `bash scripts/setup.sh test`", err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeDir := filepath.Join(root, ".yakor-test", "node")
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "openai", "package.json")); err != nil {
+		t.Fatalf("the openai npm package is missing from %s (%v): run `bash scripts/setup.sh test`", nodeDir, err)
+	}
+	s := startServer(t, dataDir(t), freeAddr(t))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "openai_client.mjs"))
+	cmd.Env = append(os.Environ(), "YAKOR_BASE_URL=http://"+s.addr+"/v1", "YAKOR_NODE_DIR="+nodeDir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the openai client failed: %v\n%s\nserver log:\n%s", err, stderr.String(), s.log)
+	}
+	var got struct {
+		Ann, Bob           string
+		AnnReply, BobReply string
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("client output %q: %v", stdout.String(), err)
+	}
+	t.Logf("second replies: %q / %q", got.AnnReply, got.BobReply)
+	for thread, sent := range map[string][]string{
+		got.Ann: {"The oak table costs 48200 rubles.", "What does the oak table cost?"},
+		got.Bob: {"The delivery code is ZX-7741.", "What is the delivery code?"},
+	} {
+		checkConversation(t, s.messages(t, thread), sent)
+	}
+	var th struct {
+		SystemPrompt string `json:"system_prompt"`
+	}
+	s.call(t, "GET", "/api/v1/threads/"+got.Ann, "", &th)
+	if !strings.Contains(th.SystemPrompt, "furniture shop") {
+		t.Fatalf("system prompt %q", th.SystemPrompt)
+	}
+}

@@ -1,0 +1,196 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"yakor"
+	"yakor/history"
+	"yakor/turn"
+	"yakor/web/oaicompat"
+)
+
+// The OpenAI-compatible endpoint's headers.
+const (
+	// headerThread names the thread a request continues; every response
+	// names the thread it used.
+	headerThread = "X-Yakor-Thread"
+	// headerThreadNew says whether the request made the thread.
+	headerThreadNew = "X-Yakor-Thread-New"
+	// headerIdempotency is the turn's client id: a retried request answers
+	// once and writes once.
+	headerIdempotency = "Idempotency-Key"
+)
+
+// modelAlias is the model name that always means the configured chat model.
+const modelAlias = "yakor"
+
+// idempotencyThreadKey prefixes the external key of a thread made by a
+// request that named none (no X-Yakor-Thread, no user) but carried an
+// Idempotency-Key, so that its retry finds the thread its first try made.
+const idempotencyThreadKey = "idempotency-key:"
+
+// maxIdempotencyKey bounds Idempotency-Key, which becomes a client id.
+const maxIdempotencyKey = 200
+
+func registerOpenAIRoutes(e *gin.Engine, s *Server) {
+	v1 := e.Group("/v1", openAIShape, s.authenticate())
+	v1.GET("/models", s.handleModelIndex)
+	v1.GET("/models/*id", s.handleModelView)
+	v1.POST("/chat/completions", s.turnSlot(), s.handleChatCompletion)
+}
+
+// models are the names a request may give as its model: the alias and the
+// configured chat model's name.
+func (s *Server) models() []string {
+	names := []string{modelAlias}
+	if m := s.info.Chat.Model; m != "" && m != modelAlias {
+		names = append(names, m)
+	}
+	return names
+}
+
+func (s *Server) handleModelIndex(c *gin.Context) {
+	c.JSON(http.StatusOK, oaicompat.Models(s.models(), s.started.Unix()))
+}
+
+func (s *Server) handleModelView(c *gin.Context) {
+	id := strings.TrimPrefix(c.Param("id"), "/")
+	if !slices.Contains(s.models(), id) {
+		s.fail(c, oaicompat.ModelNotFound(id, s.models()))
+		return
+	}
+	c.JSON(http.StatusOK, oaicompat.Models([]string{id}, s.started.Unix()).Data[0])
+}
+
+// handleChatCompletion runs a turn for an OpenAI chat request: the newest
+// user message is the turn, in the thread X-Yakor-Thread names, or the
+// caller's thread for the user field, or a new one (openThread). The reply
+// is a chat.completion, or with stream: true chat.completion.chunk events;
+// the stream starts with the reply's first text, so a request refused
+// before the model answers gets a plain error with its status.
+func (s *Server) handleChatCompletion(c *gin.Context) {
+	body, err := s.body(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	req, err := oaicompat.ParseChatRequest(body)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if !slices.Contains(s.models(), req.Model) {
+		s.fail(c, oaicompat.ModelNotFound(req.Model, s.models()))
+		return
+	}
+	in, err := req.Inputs()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	in.Turn.ClientID = strings.TrimSpace(c.GetHeader(headerIdempotency))
+	if n := utf8.RuneCountInString(in.Turn.ClientID); n > maxIdempotencyKey {
+		s.fail(c, yakor.Errorf(yakor.EINVALID, "the %s header is %d characters long; the limit is %d", headerIdempotency, n, maxIdempotencyKey))
+		return
+	}
+	th, created, err := s.openThread(c, in)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Header(headerThread, th.ID)
+	c.Header(headerThreadNew, strconv.FormatBool(created))
+	scope := scopeOf(c).WithThread(th.ID)
+	now := time.Now().Unix()
+	if !in.Stream {
+		out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(turn.Event) error { return nil })
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, oaicompat.Completion(out, in.Model, now))
+		return
+	}
+	s.streamCompletion(c, scope, in, now)
+}
+
+// openThread is the request's thread: the one X-Yakor-Thread names (which
+// must exist); else the caller's thread whose external key is the user
+// field, or, with no user either, the Idempotency-Key (so a retry finds its
+// first try's thread); else a new thread. A thread made here gets the
+// request's earlier messages as its history and its system messages as its
+// system prompt; a thread that exists keeps its own.
+func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread, bool, error) {
+	ctx, scope := c.Request.Context(), scopeOf(c)
+	if id := strings.TrimSpace(c.GetHeader(headerThread)); id != "" {
+		th, err := s.threads.FindThread(ctx, scope.WithThread(id))
+		return th, false, err
+	}
+	key := in.User
+	if key == "" && in.Turn.ClientID != "" {
+		key = idempotencyThreadKey + in.Turn.ClientID
+	}
+	return s.threads.OpenThread(ctx, scope, history.ThreadOpen{
+		Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
+	})
+}
+
+// streamCompletion streams the turn as chat.completion.chunk events: the
+// assistant's role, the text as it comes, the finish reason, the usage when
+// asked for, then [DONE]. A failure after the stream started is one
+// data: {"error": …} event, and the stream ends without [DONE].
+func (s *Server) streamCompletion(c *gin.Context, scope yakor.Scope, in oaicompat.Inputs, now int64) {
+	sse := &sseWriter{c: c}
+	var chunks *oaicompat.Stream
+	begin := func(turnID string) error {
+		if chunks != nil {
+			return nil
+		}
+		chunks = oaicompat.NewStream(turnID, in.Model, now)
+		return sse.data(chunks.Role())
+	}
+	out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(ev turn.Event) error {
+		if ev.Text == "" {
+			return nil // a search: Yakor's own, shown in the turn's trace
+		}
+		if err := begin(ev.TurnID); err != nil {
+			return err
+		}
+		return sse.data(chunks.Delta(ev.Text))
+	})
+	if err != nil {
+		if !sse.started {
+			s.fail(c, err)
+			return
+		}
+		if statusOf(err) >= 500 {
+			s.log.WarnContext(c.Request.Context(), "streamed completion failed", "thread", scope.ThreadID, "err", err)
+		}
+		_ = sse.data(errorBody(c, statusOf(err), err))
+		return
+	}
+	if err := begin(out.TurnID); err != nil {
+		return
+	}
+	if out.Replayed {
+		if err := sse.data(chunks.Delta(out.Reply.Content)); err != nil {
+			return
+		}
+	}
+	if err := sse.data(chunks.Finish(out.Usage)); err != nil {
+		return
+	}
+	if in.IncludeUsage {
+		if err := sse.data(chunks.Usage(out)); err != nil {
+			return
+		}
+	}
+	_ = sse.done()
+}

@@ -1,0 +1,141 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"yakor/web/oaicompat"
+)
+
+// chatReply is a /v1 response: status, headers and body.
+type chatReply struct {
+	code   int
+	header http.Header
+	body   string
+}
+
+// thread is the X-Yakor-Thread the response names and whether it is new.
+func (r chatReply) thread() (string, bool) {
+	return r.header.Get("X-Yakor-Thread"), r.header.Get("X-Yakor-Thread-New") == "true"
+}
+
+// completion decodes a chat.completion.
+func (r chatReply) completion(tb testing.TB) oaicompat.ChatCompletion {
+	tb.Helper()
+	if r.code != http.StatusOK {
+		tb.Fatalf("status %d: %s", r.code, r.body)
+	}
+	var c oaicompat.ChatCompletion
+	if err := json.Unmarshal([]byte(r.body), &c); err != nil || len(c.Choices) != 1 {
+		tb.Fatalf("completion %q: %v", r.body, err)
+	}
+	return c
+}
+
+// openAIError decodes OpenAI's error shape, failing unless the status is
+// code and every field of the shape is there.
+func (r chatReply) openAIError(tb testing.TB, code int) oaicompat.ErrorBody {
+	tb.Helper()
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.body), &raw); err != nil || r.code != code {
+		tb.Fatalf("status %d (want %d), body %q: %v", r.code, code, r.body, err)
+	}
+	for _, f := range []string{"message", "type", "param", "code"} {
+		if _, ok := raw["error"][f]; !ok {
+			tb.Fatalf("error without %q: %s", f, r.body)
+		}
+	}
+	var e oaicompat.ErrorResponse
+	_ = json.Unmarshal([]byte(r.body), &e)
+	return e.Error
+}
+
+// chunks decodes a stream's data lines: the chunks, a trailing error line
+// (nil if none) and whether it ended with [DONE].
+func (r chatReply) chunks(tb testing.TB) (chunks []oaicompat.Chunk, streamErr *oaicompat.ErrorBody, done bool) {
+	tb.Helper()
+	if r.code != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
+		tb.Fatalf("status %d, content type %q: %s", r.code, r.header.Get("Content-Type"), r.body)
+	}
+	for _, block := range strings.Split(strings.TrimSpace(r.body), "\n\n") {
+		data, ok := strings.CutPrefix(block, "data: ")
+		if !ok {
+			tb.Fatalf("not a data line: %q", block)
+		}
+		if done {
+			tb.Fatalf("data after [DONE]: %q", data)
+		}
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		if strings.HasPrefix(data, `{"error"`) {
+			var e oaicompat.ErrorResponse
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				tb.Fatal(err)
+			}
+			streamErr = &e.Error
+			continue
+		}
+		var c oaicompat.Chunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			tb.Fatalf("chunk %q: %v", data, err)
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks, streamErr, done
+}
+
+// chat sends a request to a /v1 path with a bearer (when key is not "")
+// and the headers (name, value, name, value…).
+func (s *stack) chat(tb testing.TB, key, method, path, body string, headers ...string) chatReply {
+	tb.Helper()
+	req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return chatReply{code: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+// complete posts a chat request as an OpenAI client would (any bearer).
+func (s *stack) complete(tb testing.TB, req map[string]any, headers ...string) chatReply {
+	tb.Helper()
+	if _, ok := req["model"]; !ok {
+		req["model"] = "yakor"
+	}
+	return s.chat(tb, "sk-anything", "POST", "/v1/chat/completions", jsonBody(req), headers...)
+}
+
+// user, assistant and system build request messages.
+func user(content string) map[string]any { return requestMessage("user", content) }
+
+func assistant(content string) map[string]any { return requestMessage("assistant", content) }
+
+func system(content string) map[string]any { return requestMessage("system", content) }
+
+func requestMessage(role, content string) map[string]any {
+	return map[string]any{"role": role, "content": content}
+}
+
+// storedMessages lists a thread's messages through the native API.
+func (s *stack) storedMessages(tb testing.TB, thread string) []message {
+	tb.Helper()
+	var l struct{ Messages []message }
+	if code := s.do(tb, "GET", "/api/v1/threads/"+thread+"/messages", "", &l); code != http.StatusOK {
+		tb.Fatalf("list messages of %s: %d", thread, code)
+	}
+	return l.Messages
+}
