@@ -230,7 +230,7 @@ func reverse(ms []Message) []Message {
 	return ms
 }
 
-// Import appends many messages to scope's thread in one COPY, in order,
+// Import appends many messages to scope's thread in one statement, in order,
 // keeping their authors and times. It is for loading an existing
 // conversation (and benchmarks); client ids are not checked for repeats, so
 // import into a thread once. Run it in a transaction to make it all or
@@ -245,27 +245,33 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 		}
 	}
 	now := time.Now()
-	src := pgx.CopyFromSlice(len(msgs), func(i int) ([]any, error) {
-		m := msgs[i]
+	cols := make([][]string, 5) // role, kind, content, client id, author
+	created := make([]time.Time, len(msgs))
+	for i, m := range msgs {
 		kind := m.Kind
 		if kind == "" {
 			kind = KindMessage
 		}
-		var clientID *string
-		if m.ClientID != "" {
-			clientID = &m.ClientID
+		for c, v := range []string{m.Role, kind, m.Content, m.ClientID, m.Author} {
+			cols[c] = append(cols[c], v)
 		}
-		created := m.CreatedAt
-		if created.IsZero() {
-			created = now
+		created[i] = m.CreatedAt
+		if created[i].IsZero() {
+			created[i] = now
 		}
-		return []any{scope.TenantID, scope.UserID, scope.ThreadID, m.Role, kind, m.Content, clientID, m.Author, created}, nil
-	})
-	n, err := s.db.CopyFrom(ctx, pgx.Identifier{"messages"},
-		[]string{"tenant_id", "user_id", "thread_id", "role", "kind", "content", "client_id", "author", "created_at"}, src)
-	if err != nil {
-		return n, postgres.Wrap("import messages", err)
 	}
+	// One statement, rows in order (ids follow it), and no COPY, which
+	// PostgreSQL refuses under row-level security.
+	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, author, created_at)
+SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at
+FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])
+    WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, n)
+ORDER BY m.n`
+	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created)
+	if err != nil {
+		return 0, postgres.Wrap("import messages", err)
+	}
+	n := tag.RowsAffected()
 	var authors []string
 	seen := map[string]bool{}
 	for _, m := range msgs {

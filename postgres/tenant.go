@@ -138,20 +138,6 @@ func (db *DB) Begin(ctx context.Context) (pgx.Tx, error) {
 	return tx, nil
 }
 
-// CopyFrom copies rows in ctx's tenant, in a transaction of its own.
-func (db *DB) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
-	if _, ok := yakor.TenantFrom(ctx); !ok {
-		return db.pool.CopyFrom(ctx, table, columns, src)
-	}
-	var n int64
-	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		var err error
-		n, err = tx.CopyFrom(ctx, table, columns, src)
-		return err
-	})
-	return n, err
-}
-
 // batchRows are a batch's query rows; closing them, or reading past the
 // last, ends the batch and gives its connection back, as a pool's rows do.
 type batchRows struct {

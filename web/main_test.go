@@ -39,6 +39,7 @@ type stack struct {
 	pool  *pgxpool.Pool // the owner's, not held by row-level security: set-up and checks
 	svc   *postgres.DB  // the service role's, which the server's stores use
 	scope yakor.Scope   // the caller every request acts as
+	srv   *web.Server
 }
 
 func mustStack(tb testing.TB, model turn.Model, cfg turn.Config) *stack {
@@ -129,7 +130,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	})
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)
-	return &stack{Server: ts, pool: pool, svc: svc, scope: scope}
+	return &stack{Server: ts, pool: pool, svc: svc, scope: scope, srv: srv}
 }
 
 // do sends a request and decodes a JSON response into out (when not nil).

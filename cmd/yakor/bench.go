@@ -20,6 +20,8 @@ import (
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/turn"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -45,6 +47,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
 	modes := fs.String("anchor-modes", "async,sync", "anchor modes to measure, comma-separated (async, sync, off)")
 	turns := fs.Int("turns", 200, "turns measured at each size")
+	rls := fs.Bool("rls", true, "run the turns as the service role, held by row-level security, as yakor serve does (false: as the tables' owner, to see what it costs)")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
 	cfg, err := parseConfig(fs, args[1:], getenv)
 	if err != nil {
@@ -69,14 +72,22 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	for _, mode := range strings.Split(*modes, ",") {
 		for _, n := range ns {
 			fmt.Fprintf(stderr, "bench turn: anchor mode %s, %d messages…\n", mode, n)
-			r, err := benchTurn(ctx, db, cfg, log, strings.TrimSpace(mode), n, *turns)
+			var tdb turnDB = db.svc
+			if !*rls {
+				tdb = db.pool
+			}
+			r, err := benchTurn(ctx, db, tdb, cfg, log, strings.TrimSpace(mode), n, *turns)
 			if err != nil {
 				return err
 			}
 			results = append(results, r)
 		}
 	}
-	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size\n\n", cfg.WindowChars, *turns)
+	as := "the service role (row-level security)"
+	if !*rls {
+		as = "the tables' owner (no row-level security)"
+	}
+	fmt.Fprintf(stdout, "yakor bench turn: memory layer cost per turn (everything but the model), offline model, window %d chars, %d turns per size, as %s\n\n", cfg.WindowChars, *turns, as)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "anchor mode\tmessages in thread\tturns\tmemory p50\tmemory p99\tof which anchoring p50\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
 	for _, r := range results {
@@ -104,9 +115,16 @@ type benchResult struct {
 	promptP50                      int
 }
 
+// turnDB is what the engine and its layers need of the database: the
+// service role's pool or the owner's.
+type turnDB interface {
+	turn.DB
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // benchTurn fills a fresh thread of a fresh tenant with n messages, runs
-// turns through the real engine and reads each turn's own timings.
-func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, mode string, n, turns int) (benchResult, error) {
+// turns through the real engine on tdb and reads each turn's own timings.
+func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *slog.Logger, mode string, n, turns int) (benchResult, error) {
 	accounts := account.NewStore(db.pool)
 	scope, err := accounts.CreateTenantUser(ctx, "bench")
 	if err != nil {
@@ -121,6 +139,7 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 		return benchResult{}, err
 	}
 	scope = scope.WithThread(th.ID)
+	ctx = scope.Context(ctx)
 	rng := rand.New(rand.NewPCG(uint64(n), 7))
 	const batch = 10_000
 	for done := 0; done < n; done += batch {
@@ -141,15 +160,15 @@ func benchTurn(ctx context.Context, db *database, cfg Config, log *slog.Logger, 
 	}
 	// The async mode's cost is the job's enqueueing; an enqueue-only queue
 	// leaves the jobs to no one, as a separate worker fleet would take them.
-	anchorSvc := anchors.NewService(db.pool, anchors.ServiceConfig{}, nil, log, nil)
+	anchorSvc := anchors.NewService(tdb, anchors.ServiceConfig{}, nil, log, nil)
 	queue, err := jobs.New(db.pool, jobs.Config{Workers: 0, Logger: log}, jobs.Workers{Anchors: anchorSvc})
 	if err != nil {
 		return benchResult{}, err
 	}
 	// Every layer a served turn has: facts and long-term memory too (the
 	// offline embedder), so "memory" is everything but the model.
-	memory := mnemos.NewStore(db.pool, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
-	engine := turn.NewEngine(db.pool, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
+	memory := mnemos.NewStore(tdb, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
+	engine := turn.NewEngine(tdb, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
 		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithJobs(queue)
 	if mode == turn.AnchorSync {
 		// The imported history is anchored first, as a thread that grew

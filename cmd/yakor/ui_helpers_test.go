@@ -218,9 +218,25 @@ func (p *tab) visible(sel string) {
 	p.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
 }
 
+// click clicks sel with the mouse. A node the page redrew between being
+// found and being clicked (a panel refreshed by a job's result) is found
+// again, as a user would click the new one.
 func (p *tab) click(sel string) {
 	p.t.Helper()
-	p.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	deadline := time.Now().Add(uiWait)
+	for {
+		ctx, cancel := context.WithTimeout(p.ctx, uiWait)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node with given id") || time.Now().After(deadline) {
+			p.fail("click %s: %v", sel, err)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (p *tab) navigate(path string) {
