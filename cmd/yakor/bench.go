@@ -12,10 +12,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"yakor"
 
 	"yakor/account"
 	"yakor/anchors"
-	"yakor/history"
 	"yakor/jobs"
 	"yakor/llm"
 	"yakor/mnemos"
@@ -91,28 +91,48 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "anchor mode\tmessages in thread\tturns\tmemory p50\tmemory p99\tof which anchoring p50\tturn p50 (incl. offline model)\tturn p99\tprompt chars p50\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.mode, r.messages, r.turns, r.memP50, r.memP99, r.ancP50, r.totP50, r.totP99, r.promptP50)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.Mode, r.Messages, r.Turns, r.MemP50, r.MemP99, r.AncP50, r.TotP50, r.TotP99, r.PromptP50)
 	}
 	return tw.Flush()
 }
 
 // openBenchDatabase opens the benchmark's database (its own private cluster
-// unless DATABASE_URL is set), logging only warnings.
+// unless DATABASE_URL is set, started with benchServerSettings), logging
+// only warnings.
 func openBenchDatabase(ctx context.Context, cfg Config, stderr io.Writer) (*database, *slog.Logger, error) {
 	log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := openDatabase(ctx, cfg, log)
+	db, err := openDatabaseWith(ctx, cfg, benchServerSettings, log)
 	return db, log, err
 }
 
+// benchServerSettings are the benchmarks' private cluster's settings beyond
+// PostgreSQL's defaults, as a server holding millions of messages would be
+// tuned: more shared buffers, checkpoints far apart during bulk loads, and
+// no WAL for index builds (nothing replicates from it). Durability is as
+// served: fsync and synchronous commit stay on (the bulk loaders turn
+// synchronous commit off in their own sessions).
+var benchServerSettings = map[string]string{
+	"shared_buffers":     "1GB",
+	"max_wal_size":       "8GB",
+	"checkpoint_timeout": "30min",
+	"wal_level":          "minimal",
+	"max_wal_senders":    "0",
+}
+
+// benchResult is the turn benchmark's result at one thread size, ms.
 type benchResult struct {
-	mode                           string
-	messages, turns                int
-	memP50, memP99, totP50, totP99 float64
-	ancP50                         float64 // anchoring before the answer (sync mode)
-	promptP50                      int
+	Mode      string  `json:"anchor_mode"`
+	Messages  int     `json:"messages"` // in the thread
+	Turns     int     `json:"turns"`
+	MemP50    float64 `json:"memory_p50_ms"`
+	MemP99    float64 `json:"memory_p99_ms"`
+	TotP50    float64 `json:"turn_p50_ms"` // with the offline model
+	TotP99    float64 `json:"turn_p99_ms"`
+	AncP50    float64 `json:"anchoring_p50_ms"` // anchoring before the answer (sync mode)
+	PromptP50 int     `json:"prompt_chars_p50"`
 }
 
 // turnDB is what the engine and its layers need of the database: the
@@ -125,39 +145,37 @@ type turnDB interface {
 // benchTurn fills a fresh thread of a fresh tenant with n messages, runs
 // turns through the real engine on tdb and reads each turn's own timings.
 func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *slog.Logger, mode string, n, turns int) (benchResult, error) {
-	accounts := account.NewStore(db.pool)
-	scope, err := accounts.CreateTenantUser(ctx, "bench")
+	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, "bench")
 	if err != nil {
 		return benchResult{}, err
 	}
 	defer func() {
 		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
 	}()
-	hist := history.NewStore(db.pool)
-	th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: fmt.Sprintf("bench %d", n)})
+	threads, err := createBenchThreads(ctx, db.pool, scope, 1, fmt.Sprintf("bench %d", n))
 	if err != nil {
 		return benchResult{}, err
 	}
-	scope = scope.WithThread(th.ID)
-	ctx = scope.Context(ctx)
-	rng := rand.New(rand.NewPCG(uint64(n), 7))
-	const batch = 10_000
-	for done := 0; done < n; done += batch {
-		msgs := make([]history.NewMessage, min(batch, n-done))
-		for i := range msgs {
-			role := history.RoleUser
-			if (done+i)%2 == 1 {
-				role = history.RoleAssistant
-			}
-			msgs[i] = history.NewMessage{Role: role, Content: benchText(rng)}
-		}
-		if _, err := hist.Import(ctx, scope, msgs); err != nil {
-			return benchResult{}, err
-		}
+	if err := copyMessages(ctx, db.pool, []copyJob{benchTurnJob(threads[0], n)}, 1, nil); err != nil {
+		return benchResult{}, err
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
 		return benchResult{}, err
 	}
+	return benchTurnOn(ctx, db, tdb, cfg, log, mode, threads[0], n, turns)
+}
+
+// benchTurnJob is the loading of a turn benchmark's thread of n messages.
+func benchTurnJob(scope yakor.Scope, n int) copyJob {
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	return copyJob{scope: scope, count: n, next: func() string { return benchText(rng) }}
+}
+
+// benchTurnOn runs turns through the real engine on tdb in scope's thread
+// of n messages and reads each turn's own timings.
+func benchTurnOn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *slog.Logger, mode string, scope yakor.Scope, n, turns int) (benchResult, error) {
+	ctx = scope.Context(ctx)
+	rng := rand.New(rand.NewPCG(uint64(n), 8))
 	// The async mode's cost is the job's enqueueing; an enqueue-only queue
 	// leaves the jobs to no one, as a separate worker fleet would take them.
 	anchorSvc := anchors.NewService(tdb, anchors.ServiceConfig{}, nil, log, nil)
@@ -210,9 +228,9 @@ func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *s
 	slices.Sort(tot)
 	slices.Sort(prompts)
 	return benchResult{
-		mode: mode, messages: n, turns: turns, ancP50: pct(anc, 50),
-		memP50: pct(mem, 50), memP99: pct(mem, 99), totP50: pct(tot, 50), totP99: pct(tot, 99),
-		promptP50: prompts[len(prompts)/2],
+		Mode: mode, Messages: n, Turns: turns, AncP50: pct(anc, 50),
+		MemP50: pct(mem, 50), MemP99: pct(mem, 99), TotP50: pct(tot, 50), TotP99: pct(tot, 99),
+		PromptP50: prompts[len(prompts)/2],
 	}, nil
 }
 

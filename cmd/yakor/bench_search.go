@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
-	"yakor/account"
-	"yakor/history"
 	"yakor/search"
 )
 
@@ -22,46 +20,85 @@ import (
 // database: threads of benchThreadSize messages plus one thread of
 // --big messages, filled with text from a Zipf-distributed vocabulary, and
 // queries of two or three mid-frequency words (what a model picks) plus,
-// half the time, a common one. The data is kept in the bench folder and
-// reused by the next run of the same size.
+// half the time, a common one. The messages are loaded into a database of
+// their own beside the benchmark's, which is kept and reused by the next
+// run of the same size.
 func runBenchSearch(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlagSet("bench search", stderr)
 	total := fs.Int("messages", 1_000_000, "messages in the database")
 	big := fs.Int("big", 100_000, "messages in the one big thread")
 	queries := fs.Int("queries", 500, "searches measured on the big thread and on small threads each")
+	fresh := fs.Bool("fresh", false, "load the messages again even when an earlier run left them")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
 	cfg, err := parseConfig(fs, args, getenv)
 	if err != nil {
 		return err
 	}
 	cfg.DataDir = *benchDir
-	if *big > *total || *total <= 0 {
-		return errors.New("bench search: --big must be at most --messages")
+	if *big > *total || *total <= 0 || *queries <= 0 {
+		return errors.New("bench search: --big must be at most --messages, and --queries positive")
 	}
 	db, log, err := openBenchDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer db.close(log)
-
-	corpus := newZipfCorpus(42)
-	loadStart := time.Now()
-	bigScope, small, err := loadSearchCorpus(ctx, db, corpus, *total, *big, stderr)
+	r, err := benchSearch(ctx, db, log, *total, *big, *queries, *fresh, stderr)
 	if err != nil {
 		return err
 	}
-	loadTook := time.Since(loadStart)
+	fmt.Fprintf(stdout, "yakor bench search: %d messages in the database (%d threads; one of %d), %d queries each, default budget %d chars (%s)\n\n",
+		r.Messages, r.Threads, r.Big, r.Queries, search.DefaultBudget, r.Load.describe())
+	fmt.Fprintln(stdout, "| thread | messages in thread | p50 | p95 | p99 | max | hits per search |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
+	for _, t := range []searchThreads{r.BigThread, r.SmallThreads} {
+		fmt.Fprintf(stdout, "| %s | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.1f |\n", t.Name, t.Messages, t.P50, t.P95, t.P99, t.Max, t.Hits)
+	}
+	return nil
+}
 
-	searcher := search.NewSearcher(db.pool)
+// searchResult is one run of the search benchmark.
+type searchResult struct {
+	Messages     int           `json:"messages"` // in the database
+	Threads      int           `json:"threads"`
+	Big          int           `json:"big"` // messages of the big thread
+	Queries      int           `json:"queries"`
+	BigThread    searchThreads `json:"big_thread"`
+	SmallThreads searchThreads `json:"small_threads"`
+	Load         corpusLoad    `json:"load"`
+}
+
+// searchThreads is the latency of searches in one kind of thread, ms.
+type searchThreads struct {
+	Name     string  `json:"name"`
+	Messages int     `json:"messages"` // in one such thread
+	P50      float64 `json:"p50_ms"`
+	P95      float64 `json:"p95_ms"`
+	P99      float64 `json:"p99_ms"`
+	Max      float64 `json:"max_ms"`
+	Hits     float64 `json:"hits_per_search"`
+}
+
+// benchSearch loads (or reuses) the corpus of total messages and measures
+// queries searches on its big thread and as many on its small ones.
+func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big, queries int, fresh bool, stderr io.Writer) (searchResult, error) {
+	corpus := newZipfCorpus(42)
+	sdb, bigScope, small, load, err := loadSearchCorpus(ctx, db, log, corpus, total, big, fresh, stderr)
+	if err != nil {
+		return searchResult{}, err
+	}
+	defer sdb.close(log)
+	fmt.Fprintf(stderr, "bench search: %d messages: %d queries on the big thread, %d on small ones…\n", total, queries, queries)
+	searcher := search.NewSearcher(sdb.pool)
 	rng := rand.New(rand.NewPCG(7, 7))
-	measure := func(pick func() yakor.Scope) ([]float64, float64, error) {
+	measure := func(name string, size int, pick func() yakor.Scope) (searchThreads, error) {
 		var took []float64
 		hits := 0
-		for i := range *queries + 20 {
+		for i := range queries + 20 {
 			scope := pick()
 			res, err := searcher.Search(ctx, scope, corpus.query(rng), search.Options{})
 			if err != nil {
-				return nil, 0, err
+				return searchThreads{}, err
 			}
 			if i >= 20 { // warm-up
 				took = append(took, float64(res.Took.Microseconds())/1000)
@@ -69,88 +106,57 @@ func runBenchSearch(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 		slices.Sort(took)
-		return took, float64(hits) / float64(*queries), nil
+		return searchThreads{Name: name, Messages: size, P50: pct(took, 50), P95: pct(took, 95), P99: pct(took, 99), Max: took[len(took)-1],
+			Hits: float64(hits) / float64(queries)}, nil
 	}
-	bigT, bigHits, err := measure(func() yakor.Scope { return bigScope })
-	if err != nil {
-		return err
+	r := searchResult{Messages: total, Threads: len(small) + 1, Big: big, Queries: queries, Load: load}
+	if r.BigThread, err = measure("big", big, func() yakor.Scope { return bigScope }); err != nil {
+		return r, err
 	}
-	smallT, smallHits, err := measure(func() yakor.Scope { return small[rng.IntN(len(small))] })
-	if err != nil {
-		return err
+	smallSize := (total - big) / max(1, len(small))
+	if r.SmallThreads, err = measure("small (random)", smallSize, func() yakor.Scope { return small[rng.IntN(len(small))] }); err != nil {
+		return r, err
 	}
-	fmt.Fprintf(stdout, "yakor bench search: %d messages in the database (%d threads; one of %d), %d queries each, default budget %d chars (loaded in %v)\n\n",
-		*total, len(small)+1, *big, *queries, search.DefaultBudget, loadTook.Round(time.Second))
-	fmt.Fprintln(stdout, "| thread | messages in thread | p50 | p95 | p99 | max | hits per search |")
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
-	fmt.Fprintf(stdout, "| big | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.1f |\n", *big, pct(bigT, 50), pct(bigT, 95), pct(bigT, 99), bigT[len(bigT)-1], bigHits)
-	fmt.Fprintf(stdout, "| small (random) | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.1f |\n", (*total-*big)/max(1, len(small)), pct(smallT, 50), pct(smallT, 95), pct(smallT, 99), smallT[len(smallT)-1], smallHits)
-	return nil
+	return r, nil
 }
 
 // benchThreadSize is the size of the small threads of the search benchmark.
 const benchThreadSize = 900
 
-// loadSearchCorpus returns the scopes of the benchmark's big thread and
-// small threads, loading them first unless a tenant named for this size
-// already holds them.
-func loadSearchCorpus(ctx context.Context, db *database, corpus *zipfCorpus, total, big int, stderr io.Writer) (yakor.Scope, []yakor.Scope, error) {
-	name := fmt.Sprintf("bench-search-%d-%d", total, big)
-	var tenant, user string
-	err := db.pool.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`, name).Scan(&tenant, &user)
-	if err == nil {
-		scopes, err := benchThreads(ctx, db, yakor.Scope{TenantID: tenant, UserID: user})
-		if err == nil && len(scopes) > 1 {
-			fmt.Fprintf(stderr, "bench search: reusing %s\n", name)
-			return scopes[0], scopes[1:], nil
-		}
-	} else if !errors.Is(err, pgx.ErrNoRows) {
-		return yakor.Scope{}, nil, err
-	}
-	_, _ = db.pool.Exec(ctx, `DELETE FROM tenants WHERE name = $1`, name)
-	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, name)
-	if err != nil {
-		return yakor.Scope{}, nil, err
-	}
-	hist := history.NewStore(db.pool)
-	rng := rand.New(rand.NewPCG(1, uint64(total)))
+// loadSearchCorpus opens the database of the search corpus of total
+// messages (a big thread of big, the rest in threads of benchThreadSize)
+// and returns it with the scopes of its big thread and small threads,
+// loading it first unless an earlier run did (or fresh is set).
+func loadSearchCorpus(ctx context.Context, db *database, log *slog.Logger, corpus *zipfCorpus, total, big int, fresh bool, stderr io.Writer) (*database, yakor.Scope, []yakor.Scope, corpusLoad, error) {
+	name := db.siblingName(fmt.Sprintf("search_%d_%d", total, big))
 	sizes := []int{big}
 	for left := total - big; left > 0; left -= benchThreadSize {
 		sizes = append(sizes, min(benchThreadSize, left))
 	}
-	loaded := 0
-	for i, n := range sizes {
-		th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: fmt.Sprintf("bench %d", i)})
+	var jobs []copyJob
+	load, sdb, scope, err := loadCorpus(ctx, db, log, name, fresh, stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
+		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench")
 		if err != nil {
-			return yakor.Scope{}, nil, err
+			return nil, err
 		}
-		ts := scope.WithThread(th.ID)
-		for done := 0; done < n; done += 10_000 {
-			msgs := make([]history.NewMessage, min(10_000, n-done))
-			for j := range msgs {
-				role := history.RoleUser
-				if j%2 == 1 {
-					role = history.RoleAssistant
-				}
-				msgs[j] = history.NewMessage{Role: role, Content: corpus.message(rng)}
-			}
-			if _, err := hist.Import(ctx, ts, msgs); err != nil {
-				return yakor.Scope{}, nil, err
-			}
-			loaded += len(msgs)
+		jobs = make([]copyJob, len(sizes))
+		for i, n := range sizes {
+			jobs[i] = copyJob{scope: threads[i], count: n, next: corpus.stream(uint64(i))}
 		}
-		if i%50 == 0 {
-			fmt.Fprintf(stderr, "bench search: loaded %d of %d messages\n", loaded, total)
-		}
-	}
-	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
-		return yakor.Scope{}, nil, err
-	}
-	scopes, err := benchThreads(ctx, db, scope)
+		return jobs, nil
+	})
 	if err != nil {
-		return yakor.Scope{}, nil, err
+		return nil, yakor.Scope{}, nil, load, err
 	}
-	return scopes[0], scopes[1:], nil
+	scopes, err := benchThreads(ctx, sdb, scope)
+	if err == nil && len(scopes) < 2 {
+		err = fmt.Errorf("bench search: %s holds %d threads", name, len(scopes))
+	}
+	if err != nil {
+		sdb.close(log)
+		return nil, yakor.Scope{}, nil, load, err
+	}
+	return sdb, scopes[0], scopes[1:], load, nil
 }
 
 // benchThreads lists the tenant's threads, the biggest first.
@@ -174,7 +180,6 @@ func benchThreads(ctx context.Context, db *database, scope yakor.Scope) ([]yakor
 // Zipf's law, as natural language does.
 type zipfCorpus struct {
 	words []string
-	zipf  *rand.Zipf
 }
 
 func newZipfCorpus(seed uint64) *zipfCorpus {
@@ -192,15 +197,24 @@ func newZipfCorpus(seed uint64) *zipfCorpus {
 			words = append(words, w)
 		}
 	}
-	return &zipfCorpus{words: words, zipf: rand.NewZipf(rand.New(rand.NewPCG(seed, 1)), 1.07, 1, uint64(len(words)-1))}
+	return &zipfCorpus{words: words}
+}
+
+// stream returns a generator of messages of its own (its own random
+// source, for loaders that run several at once), the same for the same
+// seed.
+func (c *zipfCorpus) stream(seed uint64) func() string {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	zipf := rand.NewZipf(rng, 1.07, 1, uint64(len(c.words)-1))
+	return func() string { return c.message(rng, zipf) }
 }
 
 // message is 8–60 words, sometimes with a number.
-func (c *zipfCorpus) message(rng *rand.Rand) string {
+func (c *zipfCorpus) message(rng *rand.Rand, zipf *rand.Zipf) string {
 	n := 8 + rng.IntN(53)
 	parts := make([]string, 0, n+1)
 	for range n {
-		parts = append(parts, c.words[c.zipf.Uint64()])
+		parts = append(parts, c.words[zipf.Uint64()])
 	}
 	if rng.IntN(4) == 0 {
 		parts = append(parts, fmt.Sprint(100+rng.IntN(100_000)))

@@ -24,21 +24,29 @@ type database struct {
 	pool    *pgxpool.Pool
 	svc     *postgres.DB
 	cluster *cluster.Cluster
+	url     string // the owner's connection string
 }
 
 // openDatabase connects to DATABASE_URL, or starts the private cluster in
 // the data folder, then checks and migrates the database.
 func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database, error) {
+	return openDatabaseWith(ctx, cfg, nil, log)
+}
+
+// openDatabaseWith is openDatabase starting the private cluster with
+// server settings of its own (name → value).
+func openDatabaseWith(ctx context.Context, cfg Config, settings map[string]string, log *slog.Logger) (*database, error) {
 	db := &database{}
 	url := cfg.DatabaseURL
 	if url == "" {
-		cl, err := cluster.Start(ctx, cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Logger: log})
+		cl, err := cluster.Start(ctx, cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Settings: settings, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("private PostgreSQL in %s: %w", cfg.DataDir, err)
 		}
 		db.cluster = cl
 		url = cl.URL()
 	}
+	db.url = url
 	pool, err := postgres.Open(ctx, url, postgres.Options{}, log)
 	if err == nil {
 		db.pool = pool
