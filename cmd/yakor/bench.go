@@ -40,6 +40,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runBenchLocomoLoss(ctx, args[1:], stdout, stderr, getenv)
 	case "mnemos":
 		return runBenchMnemos(ctx, args[1:], stdout, stderr, getenv)
+	case "prompt":
+		return runBenchPrompt(ctx, args[1:], stdout, stderr, getenv)
 	default:
 		return fmt.Errorf("bench: unknown benchmark %q: say turn, api, search, locomo, locomo-loss or mnemos", args[0])
 	}

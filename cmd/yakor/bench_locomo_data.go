@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -221,4 +222,25 @@ func locomoEvidence(raw []string) (ids []string, malformed int) {
 		}
 	}
 	return ids, malformed
+}
+
+// locomoRead reads locomo10.json at path and prepares its conversations.
+func locomoRead(path string) ([]locomoConv, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	convs := make([]locomoConv, 0, len(samples))
+	for _, s := range samples {
+		c, err := locomoPrepare(s)
+		if err != nil {
+			return nil, err
+		}
+		convs = append(convs, c)
+	}
+	return convs, nil
 }
