@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("bench: say which benchmark: turn, api, search, locomo, locomo-loss or mnemos")
+		return fmt.Errorf("bench: say which benchmark: all, turn, api, search, prompt, locomo, locomo-loss or mnemos")
 	}
 	switch args[0] {
 	case "turn":
@@ -42,8 +43,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runBenchMnemos(ctx, args[1:], stdout, stderr, getenv)
 	case "prompt":
 		return runBenchPrompt(ctx, args[1:], stdout, stderr, getenv)
+	case "all":
+		return runBenchAll(ctx, args[1:], stdout, stderr, getenv)
 	default:
-		return fmt.Errorf("bench: unknown benchmark %q: say turn, api, search, locomo, locomo-loss or mnemos", args[0])
+		return fmt.Errorf("bench: unknown benchmark %q: say all, turn, api, search, prompt, locomo, locomo-loss or mnemos", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
@@ -158,7 +161,7 @@ func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *s
 	if err != nil {
 		return benchResult{}, err
 	}
-	if err := copyMessages(ctx, db.pool, []copyJob{benchTurnJob(threads[0], n)}, 1, nil); err != nil {
+	if err := copyMessages(ctx, db.pool, benchTurnJobs(threads[0], n, 0), 0, nil); err != nil {
 		return benchResult{}, err
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
@@ -167,10 +170,22 @@ func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *s
 	return benchTurnOn(ctx, db, tdb, cfg, log, mode, threads[0], n, turns)
 }
 
-// benchTurnJob is the loading of a turn benchmark's thread of n messages.
-func benchTurnJob(scope yakor.Scope, n int) copyJob {
-	rng := rand.New(rand.NewPCG(uint64(n), 7))
-	return copyJob{scope: scope, count: n, next: func() string { return benchText(rng) }}
+// benchTurnJobs is the loading of a turn benchmark's thread of n messages:
+// one job per core (streams 0) or per stream for a thread of 100,000 or
+// more, whose messages then interleave (they are random text; which of
+// them the window shows makes no difference to what a turn costs).
+func benchTurnJobs(scope yakor.Scope, n, streams int) []copyJob {
+	if streams <= 0 {
+		streams = runtime.GOMAXPROCS(0)
+	}
+	parts := 1
+	if n >= 100_000 {
+		parts = streams
+	}
+	return splitJob(scope, n, parts, func(part int) func() string {
+		rng := rand.New(rand.NewPCG(uint64(n), 7+uint64(part)))
+		return func() string { return benchText(rng) }
+	})
 }
 
 // benchTurnOn runs turns through the real engine on tdb in scope's thread

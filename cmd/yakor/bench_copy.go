@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,8 +57,10 @@ type copyJob struct {
 }
 
 // copyMessages writes the jobs' messages with COPY over streams connections
-// at once (0: one per core), a thread's messages in order within one
-// stream, then sets each thread's message count as Import would. progress,
+// at once (0: one per core), each job's messages in order within one
+// stream, then sets each thread's message count as Import would. A thread
+// split into several jobs (splitJob) is written by several streams at once:
+// its jobs' messages interleave. progress,
 // when not nil, is called with the number of messages written so far every
 // few seconds.
 func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, streams int, progress func(done int)) error {
@@ -113,10 +116,18 @@ func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, strea
 	if first != nil {
 		return first
 	}
-	ids := make([]string, len(jobs))
-	counts := make([]int64, len(jobs))
-	for i, j := range jobs {
-		ids[i], counts[i] = j.scope.ThreadID, int64(j.count)
+	// A thread's messages may come in several jobs.
+	var ids []string
+	var counts []int64
+	at := map[string]int{}
+	for _, j := range jobs {
+		i, ok := at[j.scope.ThreadID]
+		if !ok {
+			i = len(ids)
+			at[j.scope.ThreadID] = i
+			ids, counts = append(ids, j.scope.ThreadID), append(counts, 0)
+		}
+		counts[i] += int64(j.count)
 	}
 	const q = `UPDATE threads t SET message_count = t.message_count + c.n, updated_at = now()
 FROM unnest($2::uuid[], $3::bigint[]) AS c(id, n) WHERE t.tenant_id = $1 AND t.id = c.id`
@@ -128,6 +139,18 @@ FROM unnest($2::uuid[], $3::bigint[]) AS c(id, n) WHERE t.tenant_id = $1 AND t.i
 		return fmt.Errorf("count loaded messages: %w", err)
 	}
 	return nil
+}
+
+// splitJob is a thread of n messages as parts jobs of about n/parts
+// messages each, part i's text from gen(i), for a thread too big for one
+// stream to write while the others wait.
+func splitJob(scope yakor.Scope, n, parts int, gen func(part int) func() string) []copyJob {
+	parts = max(1, min(parts, n))
+	out := make([]copyJob, parts)
+	for i := range out {
+		out[i] = copyJob{scope: scope, count: n*(i+1)/parts - n*i/parts, next: gen(i)}
+	}
+	return out
 }
 
 // copyStream takes jobs off the shared queue and writes each with one COPY
@@ -285,10 +308,11 @@ type indexBuild struct {
 
 // describe says how the corpus was loaded, in a few words.
 func (l corpusLoad) describe() string {
+	earlier := ""
 	if l.Reused {
-		return "loaded by an earlier run"
+		earlier = " by an earlier run"
 	}
-	return fmt.Sprintf("loaded in %.0f s: COPY %.0f s, indexes %.0f s, vacuum %.0f s; %.1f GB",
+	return fmt.Sprintf("loaded"+earlier+" in %.0f s: COPY %.0f s, indexes %.0f s, vacuum %.0f s; %.1f GB",
 		l.TotalSeconds, l.CopySeconds, l.IndexSeconds, l.VacuumSeconds, float64(l.DatabaseBytes)/1e9)
 }
 
@@ -304,7 +328,7 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	plan func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error)) (corpusLoad, *database, yakor.Scope, error) {
 	start := time.Now()
 	var load corpusLoad
-	sdb, complete, err := db.openSibling(ctx, name, fresh, log)
+	sdb, done, err := db.openSibling(ctx, name, fresh, log)
 	if err != nil {
 		return load, nil, yakor.Scope{}, err
 	}
@@ -313,19 +337,26 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		return load, nil, yakor.Scope{}, err
 	}
 	var scope yakor.Scope
-	if complete {
-		err := sdb.pool.QueryRow(ctx, `SELECT t.id::text, u.id::text, (SELECT count(*) FROM messages) FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
-			corpusTenant).Scan(&scope.TenantID, &scope.UserID, &load.Messages)
+	if done != "" {
+		err := json.Unmarshal([]byte(done), &load)
 		if err == nil {
-			fmt.Fprintf(stderr, "bench: reusing database %s (%d messages)\n", name, load.Messages)
+			err = sdb.pool.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
+				corpusTenant).Scan(&scope.TenantID, &scope.UserID)
+		}
+		if err == nil {
+			fmt.Fprintf(stderr, "bench: reusing database %s (%d messages, loaded by an earlier run in %.0f s)\n", name, load.Messages, load.TotalSeconds)
 			load.Reused = true
 			return load, sdb, scope, nil
 		}
+	}
+	if !fresh {
+		// Not reused: whatever an interrupted load left goes first.
 		sdb.close(log)
 		if sdb, _, err = db.openSibling(ctx, name, true, log); err != nil {
-			return load, nil, yakor.Scope{}, err
+			return corpusLoad{}, nil, yakor.Scope{}, err
 		}
 	}
+	load = corpusLoad{}
 	if scope, err = account.NewStore(sdb.pool).CreateTenantUser(ctx, corpusTenant); err != nil {
 		return fail(err)
 	}
@@ -360,13 +391,17 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		return fail(err)
 	}
 	load.VacuumSeconds = time.Since(t).Seconds()
-	if err := db.markComplete(ctx, name); err != nil {
-		return fail(err)
-	}
 	if err := sdb.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
 		return fail(err)
 	}
 	load.TotalSeconds = time.Since(start).Seconds()
+	mark, err := json.Marshal(load)
+	if err != nil {
+		return fail(err)
+	}
+	if err := db.markComplete(ctx, name, string(mark)); err != nil {
+		return fail(err)
+	}
 	fmt.Fprintf(stderr, "bench: %s: %s\n", name, load.describe())
 	return load, sdb, scope, nil
 }

@@ -74,21 +74,9 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 		return errors.New("bench locomo-loss: --window must be positive; --conversations, --step and --probe-exchanges not negative")
 	}
 	path := lossResolve(*dataPath)
-	raw, err := os.ReadFile(path)
+	all, err := locomoRead(path)
 	if err != nil {
 		return fmt.Errorf("bench locomo-loss: %w", err)
-	}
-	var samples []locomoSample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		return fmt.Errorf("bench locomo-loss: %s: %w", path, err)
-	}
-	var all []locomoConv
-	for _, s := range samples {
-		c, err := locomoPrepare(s)
-		if err != nil {
-			return fmt.Errorf("bench locomo-loss: %w", err)
-		}
-		all = append(all, c)
 	}
 	convs := all
 	if *convN > 0 && *convN < len(all) {
@@ -103,10 +91,39 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer db.close(log)
+	rep, err := benchLocomoLoss(ctx, db, cfg, log, path, all, convs, lossOptions{window: *window, step: *step, exchanges: *exchanges, keep: *keep}, stderr)
+	if err != nil {
+		return err
+	}
+	if err := lossPrint(stdout, rep); err != nil {
+		return err
+	}
+	if *jsonPath != "" {
+		out, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
+			return fmt.Errorf("bench locomo-loss: %w", err)
+		}
+	}
+	return nil
+}
+
+// lossOptions are the settings of one locomo-loss run.
+type lossOptions struct {
+	window, step, exchanges int
+	keep                    bool // leave the tenants in the database
+}
+
+// benchLocomoLoss grows convs (of all, read from path) through the memory
+// pipeline, then a probe thread, and measures where the questions'
+// evidence and the probes are reachable.
+func benchLocomoLoss(ctx context.Context, db *database, cfg Config, log *slog.Logger, path string, all, convs []locomoConv, o lossOptions, stderr io.Writer) (lossReport, error) {
 	accounts := account.NewStore(db.pool)
 	var tenants []string
 	defer func() {
-		if *keep {
+		if o.keep {
 			fmt.Fprintf(stderr, "bench locomo-loss: kept tenants %s\n", strings.Join(tenants, ", "))
 			return
 		}
@@ -123,9 +140,9 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 		return scope, err
 	}
 
-	p := newLossPipeline(db, cfg, log, *window, *step)
+	p := newLossPipeline(db, cfg, log, o.window, o.step)
 	rep := lossReport{
-		Data: path, WindowChars: *window, Step: *step, SearchBudget: cfg.SearchBudget, SummaryChars: lossSummaryChars,
+		Data: path, WindowChars: o.window, Step: o.step, SearchBudget: cfg.SearchBudget, SummaryChars: lossSummaryChars,
 		FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget, Helper: "offline", Layers: lossLayerNames[:],
 		Conversations: len(convs),
 	}
@@ -137,11 +154,11 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 	for _, c := range convs {
 		scope, err := newScope("bench locomo-loss " + c.id)
 		if err != nil {
-			return err
+			return rep, err
 		}
 		got, layers, stats, err := p.conversation(ctx, scope, c)
 		if err != nil {
-			return fmt.Errorf("bench locomo-loss: %s: %w", c.id, err)
+			return rep, fmt.Errorf("bench locomo-loss: %s: %w", c.id, err)
 		}
 		scores = append(scores, got...)
 		texts = append(texts, layers)
@@ -176,27 +193,15 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 	start := time.Now()
 	scope, err := newScope("bench locomo-loss probes")
 	if err != nil {
-		return err
+		return rep, err
 	}
-	rep.Probes, rep.ProbeThread, err = p.probes(ctx, scope, lossFiller(all, *exchanges*2))
+	rep.Probes, rep.ProbeThread, err = p.probes(ctx, scope, lossFiller(all, o.exchanges*2))
 	if err != nil {
-		return fmt.Errorf("bench locomo-loss: probes: %w", err)
+		return rep, fmt.Errorf("bench locomo-loss: probes: %w", err)
 	}
 	rep.Seconds.Probes = time.Since(start).Seconds()
 
-	if err := lossPrint(stdout, rep); err != nil {
-		return err
-	}
-	if *jsonPath != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("bench locomo-loss: %w", err)
-		}
-	}
-	return nil
+	return rep, nil
 }
 
 // lossResolve returns path, or, when it is relative and not found from the

@@ -82,21 +82,36 @@ type searchThreads struct {
 // benchSearch loads (or reuses) the corpus of total messages and measures
 // queries searches on its big thread and as many on its small ones.
 func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big, queries int, fresh bool, stderr io.Writer) (searchResult, error) {
-	corpus := newZipfCorpus(42)
-	sdb, bigScope, small, load, err := loadSearchCorpus(ctx, db, log, corpus, total, big, fresh, stderr)
+	c, err := openSearchCorpus(ctx, db, log, total, big, fresh, stderr)
 	if err != nil {
 		return searchResult{}, err
 	}
-	defer sdb.close(log)
-	fmt.Fprintf(stderr, "bench search: %d messages: %d queries on the big thread, %d on small ones…\n", total, queries, queries)
-	searcher := search.NewSearcher(sdb.pool)
+	defer c.db.close(log)
+	return c.measure(ctx, queries, stderr)
+}
+
+// searchCorpus is the search benchmark's loaded corpus, its database open.
+type searchCorpus struct {
+	db         *database
+	words      *zipfCorpus
+	total, big int
+	bigScope   yakor.Scope
+	small      []yakor.Scope
+	load       corpusLoad
+}
+
+// measure runs queries searches on the big thread and as many on random
+// small threads.
+func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Writer) (searchResult, error) {
+	fmt.Fprintf(stderr, "bench search: %d messages: %d queries on the big thread, %d on small ones…\n", c.total, queries, queries)
+	searcher := search.NewSearcher(c.db.pool)
 	rng := rand.New(rand.NewPCG(7, 7))
 	measure := func(name string, size int, pick func() yakor.Scope) (searchThreads, error) {
 		var took []float64
 		hits := 0
 		for i := range queries + 20 {
 			scope := pick()
-			res, err := searcher.Search(ctx, scope, corpus.query(rng), search.Options{})
+			res, err := searcher.Search(ctx, scope, c.words.query(rng), search.Options{})
 			if err != nil {
 				return searchThreads{}, err
 			}
@@ -109,12 +124,13 @@ func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big
 		return searchThreads{Name: name, Messages: size, P50: pct(took, 50), P95: pct(took, 95), P99: pct(took, 99), Max: took[len(took)-1],
 			Hits: float64(hits) / float64(queries)}, nil
 	}
-	r := searchResult{Messages: total, Threads: len(small) + 1, Big: big, Queries: queries, Load: load}
-	if r.BigThread, err = measure("big", big, func() yakor.Scope { return bigScope }); err != nil {
+	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: c.load}
+	var err error
+	if r.BigThread, err = measure("big", c.big, func() yakor.Scope { return c.bigScope }); err != nil {
 		return r, err
 	}
-	smallSize := (total - big) / max(1, len(small))
-	if r.SmallThreads, err = measure("small (random)", smallSize, func() yakor.Scope { return small[rng.IntN(len(small))] }); err != nil {
+	smallSize := (c.total - c.big) / max(1, len(c.small))
+	if r.SmallThreads, err = measure("small (random)", smallSize, func() yakor.Scope { return c.small[rng.IntN(len(c.small))] }); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -123,30 +139,29 @@ func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big
 // benchThreadSize is the size of the small threads of the search benchmark.
 const benchThreadSize = 900
 
-// loadSearchCorpus opens the database of the search corpus of total
-// messages (a big thread of big, the rest in threads of benchThreadSize)
-// and returns it with the scopes of its big thread and small threads,
+// openSearchCorpus opens the database of the search corpus of total
+// messages (a big thread of big, the rest in threads of benchThreadSize),
 // loading it first unless an earlier run did (or fresh is set).
-func loadSearchCorpus(ctx context.Context, db *database, log *slog.Logger, corpus *zipfCorpus, total, big int, fresh bool, stderr io.Writer) (*database, yakor.Scope, []yakor.Scope, corpusLoad, error) {
+func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total, big int, fresh bool, stderr io.Writer) (*searchCorpus, error) {
+	words := newZipfCorpus(42)
 	name := db.siblingName(fmt.Sprintf("search_%d_%d", total, big))
 	sizes := []int{big}
 	for left := total - big; left > 0; left -= benchThreadSize {
 		sizes = append(sizes, min(benchThreadSize, left))
 	}
-	var jobs []copyJob
 	load, sdb, scope, err := loadCorpus(ctx, db, log, name, fresh, stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
 		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench")
 		if err != nil {
 			return nil, err
 		}
-		jobs = make([]copyJob, len(sizes))
+		jobs := make([]copyJob, len(sizes))
 		for i, n := range sizes {
-			jobs[i] = copyJob{scope: threads[i], count: n, next: corpus.stream(uint64(i))}
+			jobs[i] = copyJob{scope: threads[i], count: n, next: words.stream(uint64(i))}
 		}
 		return jobs, nil
 	})
 	if err != nil {
-		return nil, yakor.Scope{}, nil, load, err
+		return nil, err
 	}
 	scopes, err := benchThreads(ctx, sdb, scope)
 	if err == nil && len(scopes) < 2 {
@@ -154,9 +169,9 @@ func loadSearchCorpus(ctx context.Context, db *database, log *slog.Logger, corpu
 	}
 	if err != nil {
 		sdb.close(log)
-		return nil, yakor.Scope{}, nil, load, err
+		return nil, err
 	}
-	return sdb, scopes[0], scopes[1:], load, nil
+	return &searchCorpus{db: sdb, words: words, total: total, big: big, bigScope: scopes[0], small: scopes[1:], load: load}, nil
 }
 
 // benchThreads lists the tenant's threads, the biggest first.

@@ -19,21 +19,22 @@ import (
 	"yakor/postgres"
 )
 
-// siblingComplete marks a sibling database whose load finished.
-const siblingComplete = "yakor bench: complete"
+// siblingComplete starts the comment of a sibling database whose load
+// finished; what the load took follows it.
+const siblingComplete = "yakor bench: complete "
 
 // openSibling opens the database name on db's server, migrated, with the
 // owner's and the service role's pools. fresh drops it first; otherwise it
-// is created when missing. complete reports that it was marked complete
-// (markComplete) by an earlier load.
-func (db *database) openSibling(ctx context.Context, name string, fresh bool, log *slog.Logger) (sib *database, complete bool, err error) {
+// is created when missing. done is what markComplete stored, "" when it was
+// not marked.
+func (db *database) openSibling(ctx context.Context, name string, fresh bool, log *slog.Logger) (sib *database, done string, err error) {
 	if db.url == "" {
-		return nil, false, errors.New("bench: the database's connection string is unknown")
+		return nil, "", errors.New("bench: the database's connection string is unknown")
 	}
 	quoted := pgx.Identifier{name}.Sanitize()
 	if fresh {
 		if _, err := db.pool.Exec(ctx, `DROP DATABASE IF EXISTS `+quoted+` WITH (FORCE)`); err != nil {
-			return nil, false, fmt.Errorf("bench: drop database %s: %w", name, err)
+			return nil, "", fmt.Errorf("bench: drop database %s: %w", name, err)
 		}
 	}
 	var comment *string
@@ -41,15 +42,20 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		if _, err := db.pool.Exec(ctx, `CREATE DATABASE `+quoted); err != nil {
-			return nil, false, fmt.Errorf("bench: create database %s (the benchmark's role needs CREATEDB, which its private cluster has): %w", name, err)
+			return nil, "", fmt.Errorf("bench: create database %s (the benchmark's role needs CREATEDB, which its private cluster has): %w", name, err)
 		}
 	case err != nil:
-		return nil, false, err
+		return nil, "", err
 	}
-	complete = comment != nil && *comment == siblingComplete
+	if comment != nil {
+		done, _ = strings.CutPrefix(*comment, siblingComplete)
+		if done == *comment {
+			done = ""
+		}
+	}
 	u, err := withDatabaseName(db.url, name)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	sib = &database{url: u}
 	if sib.pool, err = postgres.Open(ctx, u, postgres.Options{}, log); err == nil {
@@ -59,14 +65,18 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	}
 	if err != nil {
 		sib.close(log)
-		return nil, false, fmt.Errorf("bench: open database %s: %w", name, err)
+		return nil, "", fmt.Errorf("bench: open database %s: %w", name, err)
 	}
-	return sib, complete, nil
+	return sib, done, nil
 }
 
-// markComplete marks the sibling database name as loaded.
-func (db *database) markComplete(ctx context.Context, name string) error {
-	_, err := db.pool.Exec(ctx, `COMMENT ON DATABASE `+pgx.Identifier{name}.Sanitize()+` IS '`+siblingComplete+`'`)
+// markComplete marks the sibling database name as loaded, with what the
+// load took (a word, or JSON, without quotes).
+func (db *database) markComplete(ctx context.Context, name, done string) error {
+	if done == "" || strings.Contains(done, "'") {
+		return fmt.Errorf("bench: mark %s complete: %q is not a mark", name, done)
+	}
+	_, err := db.pool.Exec(ctx, `COMMENT ON DATABASE `+pgx.Identifier{name}.Sanitize()+` IS '`+siblingComplete+done+`'`)
 	return err
 }
 

@@ -8,6 +8,7 @@
 //	yakor keys create|list|revoke                          API keys (shown once, stored hashed)
 //	yakor likbez run                                       run the research job now
 //	yakor mnemos reembed [--all]                           re-embed long-term memory after a model change
+//	yakor bench all [--quick]                              measure everything in docs/benchmarks.md and write it
 //	yakor bench turn [--messages 1000,100000]              measure the memory layer's cost per turn
 //	yakor bench api [--turns 300]                          measure the OpenAI-compatible path's cost over the native API
 package main
@@ -32,6 +33,7 @@ usage:
   yakor keys create|list|revoke  make (shown once), list and revoke API keys
   yakor likbez run           run the research job now (study the research topics that are due)
   yakor mnemos reembed       re-embed experiences and research topics with the configured embedding model
+  yakor bench all [flags]    run every benchmark and write docs/benchmarks.md (+ .json, prompt-size.png)
   yakor bench turn [flags]   measure the per-turn cost of the memory layer
   yakor bench api [flags]    measure what the OpenAI-compatible endpoint adds to a turn over the native API
   yakor help                 this text; 'yakor serve -h' lists every setting
