@@ -47,6 +47,10 @@ func TestExperiences(t *testing.T) {
 	if r, err := store.Recall(ctx, a, "How long do I bake sourdough bread?", "en"); err != nil || r.Text != "" {
 		t.Fatalf("an unrelated question recalled %q (%v)", r.Text, err)
 	}
+	// No letters or digits: a zero vector, whose similarity is NaN.
+	if r, err := store.Recall(ctx, a, ";)", "en"); err != nil || r.Text != "" || len(r.Entries) != 0 {
+		t.Fatalf("a message without words recalled %+v (%v)", r, err)
+	}
 	if r, err := store.Recall(ctx, b, "Do I charge VAT on exports of goods?", "en"); err != nil || r.Text != "" {
 		t.Fatalf("another tenant recalled %q (%v)", r.Text, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,7 +82,9 @@ type candidate struct {
 func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang string) (Recall, error) {
 	start := time.Now()
 	cfg := s.cfg.Recall
-	if cfg.Off || strings.TrimSpace(message) == "" {
+	if cfg.Off || !hasWord(message) {
+		// Nothing to be near: a text without letters or digits embeds to
+		// a zero vector.
 		return Recall{}, nil
 	}
 	space, vec, err := s.space.EmbedOne(ctx, message)
@@ -117,7 +120,9 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 				cs[i].score += cfg.TopicBoost * sim(topic, cs[i].Topic)
 			}
 		}
-		cs = slices.DeleteFunc(cs, func(c candidate) bool { return c.score < cfg.MinSimilarity })
+		// An entry stored from a text without letters or digits (";)")
+		// has a zero vector, whose cosine similarity is NaN: near nothing.
+		cs = slices.DeleteFunc(cs, func(c candidate) bool { return c.score < cfg.MinSimilarity || math.IsNaN(c.score) })
 		slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 		picked[level] = cs[:min(len(cs), limits[level])]
 	}
