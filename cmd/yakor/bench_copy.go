@@ -23,6 +23,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
 
 	"yakor"
 	"yakor/account"
@@ -60,38 +61,16 @@ type copyJob struct {
 // at once (0: one per core), each job's messages in order within one
 // stream, then sets each thread's message count as Import would. A thread
 // split into several jobs (splitJob) is written by several streams at once:
-// its jobs' messages interleave. progress,
-// when not nil, is called with the number of messages written so far every
-// few seconds.
+// its jobs' messages interleave. progress, when not nil, is called with the
+// number of messages written so far every few seconds.
 func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, streams int, progress func(done int)) error {
 	if streams <= 0 {
 		streams = runtime.GOMAXPROCS(0)
 	}
-	var (
-		done  atomic.Int64
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		errMu sync.Mutex
-		first error
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fail := func(err error) {
-		errMu.Lock()
-		if first == nil {
-			first = err
-		}
-		errMu.Unlock()
-		cancel()
-	}
+	var done, next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
 	for range min(streams, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := copyStream(ctx, pool, jobs, &next, &done); err != nil {
-				fail(err)
-			}
-		}()
+		g.Go(func() error { return copyStream(gctx, pool, jobs, &next, &done) })
 	}
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
@@ -110,11 +89,11 @@ func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, strea
 			}
 		}
 	}()
-	wg.Wait()
+	err := g.Wait()
 	close(stop)
 	<-ticked
-	if first != nil {
-		return first
+	if err != nil {
+		return err
 	}
 	// A thread's messages may come in several jobs.
 	var ids []string
@@ -242,50 +221,38 @@ func buildIndexes(ctx context.Context, pool *pgxpool.Pool, idx []messageIndex, s
 	if streams <= 0 {
 		streams = runtime.GOMAXPROCS(0)
 	}
-	var (
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		errMu sync.Mutex
-		first error
-	)
+	var next atomic.Int64
+	var logMu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
 	for range min(streams, len(idx)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn, err := pool.Acquire(ctx)
+		g.Go(func() error {
+			conn, err := pool.Acquire(gctx)
 			if err != nil {
-				errMu.Lock()
-				first = err
-				errMu.Unlock()
-				return
+				return err
 			}
 			defer conn.Release()
 			defer conn.Exec(context.Background(), `RESET maintenance_work_mem; RESET max_parallel_maintenance_workers`) //nolint:errcheck
-			if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '`+indexMemory+`'; SET max_parallel_maintenance_workers = 0`); err != nil {
-				errMu.Lock()
-				first = err
-				errMu.Unlock()
-				return
+			if _, err := conn.Exec(gctx, `SET maintenance_work_mem = '`+indexMemory+`'; SET max_parallel_maintenance_workers = 0`); err != nil {
+				return err
 			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(idx) {
-					return
+					return nil
 				}
 				start := time.Now()
-				if _, err := conn.Exec(ctx, idx[i].def); err != nil {
-					errMu.Lock()
-					first = fmt.Errorf("build %s: %w", idx[i].name, err)
-					errMu.Unlock()
-					return
+				if _, err := conn.Exec(gctx, idx[i].def); err != nil {
+					return fmt.Errorf("build %s: %w", idx[i].name, err)
 				}
 				builds[i] = indexBuild{Name: idx[i].name, Seconds: time.Since(start).Seconds()}
+				logMu.Lock()
 				fmt.Fprintf(log, "bench: built index %s in %.1f s\n", idx[i].name, builds[i].Seconds)
+				logMu.Unlock()
 			}
-		}()
+		})
 	}
-	wg.Wait()
-	return builds, first
+	err := g.Wait()
+	return builds, err
 }
 
 // corpusLoad is how a benchmark's corpus came to be in its database.
