@@ -74,7 +74,7 @@ func chartFace(size float64) (font.Face, error) {
 
 // draw draws the panel into r of img.
 func (p chartPanel) draw(img *image.RGBA, r image.Rectangle, face font.Face) {
-	plot := image.Rect(r.Min.X+80, r.Min.Y+40, r.Max.X-30, r.Max.Y-60)
+	plot := image.Rect(r.Min.X+80, r.Min.Y+72, r.Max.X-30, r.Max.Y-60)
 	xmax, ymax := 1.0, 1.0
 	for _, x := range p.xs {
 		xmax = math.Max(xmax, x)
@@ -136,20 +136,24 @@ func (p chartPanel) draw(img *image.RGBA, r image.Rectangle, face font.Face) {
 
 	text(img, face, plot.Min.X, r.Min.Y+24, p.title, ink)
 	text(img, face, plot.Min.X+plot.Dx()/2-textWidth(face, p.xLabel)/2, r.Max.Y-18, p.xLabel, ink)
-	text(img, face, r.Min.X+8, plot.Min.Y-12, p.yLabel, ink)
+	text(img, face, r.Min.X+8, plot.Min.Y-8, p.yLabel, ink)
 
-	// The legend, top left inside the plot: lines first, then the bands
-	// from the top one down, as they are stacked.
+	// The legend, in a row between the title and the plot: lines first,
+	// then the bands from the top one down, as they are stacked.
 	var legend []chartSeries
 	legend = append(legend, p.lines...)
 	for i := len(p.stacked) - 1; i >= 0; i-- {
 		legend = append(legend, p.stacked[i])
 	}
-	lx, ly := plot.Min.X+14, plot.Min.Y+20
+	lx, ly := plot.Min.X, r.Min.Y+48
 	for _, s := range legend {
+		w := 20 + textWidth(face, s.name) + 18
+		if lx+w > plot.Max.X {
+			lx, ly = plot.Min.X, ly+18
+		}
 		fillPath(img, [][][2]float32{{{float32(lx), float32(ly - 10)}, {float32(lx + 14), float32(ly - 10)}, {float32(lx + 14), float32(ly + 2)}, {float32(lx), float32(ly + 2)}}}, s.color)
 		text(img, face, lx+20, ly+1, s.name, ink)
-		ly += 20
+		lx += w
 	}
 }
 

@@ -358,7 +358,7 @@ func writePromptChart(path string, r promptResult) error {
 	}
 	return writeChart(path, 1200, 460, []chartPanel{
 		{
-			title:  fmt.Sprintf("Prompt size per turn over a %d-turn conversation: Yakor against sending the whole conversation", r.Turns),
+			title:  fmt.Sprintf("Prompt size per turn over a %s-turn conversation: Yakor against sending the whole conversation", groupThousands(r.Turns)),
 			xLabel: "turn", yLabel: "characters",
 			xs: xs,
 			lines: []chartSeries{
