@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -66,6 +67,9 @@ type searchResult struct {
 	BigThread    searchThreads `json:"big_thread"`
 	SmallThreads searchThreads `json:"small_threads"`
 	Load         corpusLoad    `json:"load"`
+	// PrewarmSeconds is the reading of the corpus into the cache before
+	// the searches (0: not prewarmed).
+	PrewarmSeconds float64 `json:"prewarm_seconds"`
 }
 
 // searchThreads is the latency of searches in one kind of thread, ms.
@@ -103,6 +107,13 @@ type searchCorpus struct {
 // measure runs queries searches on the big thread and as many on random
 // small threads.
 func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Writer) (searchResult, error) {
+	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: c.load}
+	start := time.Now()
+	if err := c.prewarm(ctx); err != nil {
+		fmt.Fprintf(stderr, "bench search: not prewarmed (%v): searches of threads not read yet read the disk\n", err)
+	} else {
+		r.PrewarmSeconds = time.Since(start).Seconds()
+	}
 	fmt.Fprintf(stderr, "bench search: %d messages: %d queries on the big thread, %d on small ones…\n", c.total, queries, queries)
 	searcher := search.NewSearcher(c.db.pool)
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -124,7 +135,6 @@ func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Write
 		return searchThreads{Name: name, Messages: size, P50: pct(took, 50), P95: pct(took, 95), P99: pct(took, 99), Max: took[len(took)-1],
 			Hits: float64(hits) / float64(queries)}, nil
 	}
-	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: c.load}
 	var err error
 	if r.BigThread, err = measure("big", c.big, func() yakor.Scope { return c.bigScope }); err != nil {
 		return r, err
@@ -134,6 +144,19 @@ func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Write
 		return r, err
 	}
 	return r, nil
+}
+
+// prewarm reads the messages table and its indexes into the system's
+// cache (pg_prewarm), as on a server whose memory holds them: searches of
+// random threads then measure the search, not the disk, whether the corpus
+// was loaded just now (and so is cached) or by an earlier run.
+func (c *searchCorpus) prewarm(ctx context.Context) error {
+	if _, err := c.db.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_prewarm`); err != nil {
+		return err
+	}
+	_, err := c.db.pool.Exec(ctx, `SELECT pg_prewarm(r, 'read') FROM (SELECT 'messages'::regclass AS r
+UNION ALL SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'messages'::regclass) AS rels`)
+	return err
 }
 
 // benchThreadSize is the size of the small threads of the search benchmark.
