@@ -23,7 +23,7 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	fs := newFlagSet("bench all", stderr)
 	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
 	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
-	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; 10000000 too takes about an hour to load on 2 cores)")
+	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; loading 10000000 takes about 25 minutes more on 2 cores, once: a loaded corpus is reused)")
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json (LoCoMo section, and the prompt section's user messages)")
 	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
 	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
