@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"yakor"
 	"yakor/postgres"
 	"yakor/postgres/cluster"
 )
@@ -21,9 +23,16 @@ import (
 // embedding spaces); every tenant's reads and writes go through svc, held
 // by row-level security to the tenant of its context.
 type database struct {
-	pool    *pgxpool.Pool
-	svc     *postgres.DB
+	pool *pgxpool.Pool
+	svc  *postgres.DB
+	// private is the private cluster's options; its Dir is "" when
+	// Yakor runs none.
+	private cluster.Options
+	// mu guards cluster, which watch replaces when it starts it again.
+	mu      sync.Mutex
 	cluster *cluster.Cluster
+	// stopWatch ends watch; nil while none runs.
+	stopWatch func()
 }
 
 // openDatabase connects to DATABASE_URL, or starts the private cluster in
@@ -32,11 +41,15 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database,
 	db := &database{}
 	url := cfg.DatabaseURL
 	if url == "" {
-		cl, err := cluster.Start(ctx, cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Logger: log})
+		opts := cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Logger: log}
+		cl, err := cluster.Start(ctx, opts)
 		if err != nil {
+			if why := diagnose(opts.Dir); why != nil {
+				err = fmt.Errorf("%s: %w", yakor.ErrorMessage(why), err)
+			}
 			return nil, fmt.Errorf("private PostgreSQL in %s: %w", cfg.DataDir, err)
 		}
-		db.cluster = cl
+		db.cluster, db.private = cl, opts
 		url = cl.URL()
 	}
 	pool, err := postgres.Open(ctx, url, postgres.Options{}, log)
@@ -56,16 +69,19 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (*database,
 
 // close closes the pool, then stops the private cluster.
 func (db *database) close(log *slog.Logger) {
+	if db.stopWatch != nil {
+		db.stopWatch()
+	}
 	if db.svc != nil {
 		db.svc.Pool().Close()
 	}
 	if db.pool != nil {
 		db.pool.Close()
 	}
-	if db.cluster != nil {
+	if cl := db.current(); cl != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := db.cluster.Stop(ctx); err != nil {
+		if err := cl.Stop(ctx); err != nil {
 			log.Error("stop private PostgreSQL", "err", err)
 		}
 	}
