@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"yakor"
@@ -34,11 +35,30 @@ func diagnose(dir string) error {
 	case errors.Is(de, cluster.ErrFull):
 		return yakor.Errorf(yakor.EUNAVAILABLE, "the database's disk is full: its data folder %s has %d KiB free; it stores again once space is freed there", de.Dir, de.Free>>10)
 	case errors.Is(de, cluster.ErrReadOnly):
-		return yakor.Errorf(yakor.EUNAVAILABLE, "the database cannot write: its data folder %s is on a read-only file system; once it is writable, Yakor starts its PostgreSQL again if it had to stop", de.Dir)
+		return yakor.Errorf(yakor.EUNAVAILABLE, "the database cannot write: its data folder %s is on a read-only file system; it stores again once that is writable", de.Dir)
 	case errors.Is(de, cluster.ErrMissing):
 		return yakor.Errorf(yakor.EUNAVAILABLE, "the database cannot write: its data folder %s does not exist (is its disk mounted?)", de.Dir)
 	}
 	return yakor.Errorf(yakor.EUNAVAILABLE, "the database cannot write: %v", de)
+}
+
+// diagnosis caches diagnose for a second, so that a server answering many
+// requests while its database is down checks its folder once a second.
+type diagnosis struct {
+	dir  string
+	mu   sync.Mutex
+	at   time.Time
+	last error
+}
+
+// get returns diagnose(dir), checked at most once a second.
+func (d *diagnosis) get() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if time.Since(d.at) >= time.Second {
+		d.last, d.at = diagnose(d.dir), time.Now()
+	}
+	return d.last
 }
 
 // watch keeps the private cluster running while Yakor serves: when its

@@ -151,7 +151,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
 		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
 		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.svc,
-		Gatherer: reg, Registerer: reg, LocalScope: local, Diagnose: func() error { return diagnose(db.private.Dir) },
+		Gatherer: reg, Registerer: reg, LocalScope: local, Diagnose: (&diagnosis{dir: db.private.Dir}).get,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 		Info: web.Info{
 			Chat:    web.ModelInfo{Provider: cfg.Chat.Provider, Model: chat.Model()},
