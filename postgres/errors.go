@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -12,9 +14,9 @@ import (
 )
 
 // Unavailable reports whether err means the database could not be reached or
-// went away mid-query (connection refused or reset, server shutting down), as
-// opposed to a bug or a constraint violation. Stores use it to turn such
-// failures into yakor.EUNAVAILABLE.
+// went away mid-query (connection refused, reset or closed, server shutting
+// down), as opposed to a bug or a constraint violation. Stores use it to
+// turn such failures into yakor.EUNAVAILABLE.
 func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
@@ -28,6 +30,11 @@ func Unavailable(err error) bool {
 	if errors.As(err, &netErr) {
 		return true
 	}
+	// The server closed the connection mid-query: it crashed (a PANIC,
+	// say on a disk that turned read-only) or was killed.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true
+	}
 	var connErr *pgconn.ConnectError
 	return errors.As(err, &connErr) || pgconn.SafeToRetry(err)
 }
@@ -38,15 +45,53 @@ func IsUniqueViolation(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
+// Messages of the EUNAVAILABLE errors Wrap puts in the chain.
+const (
+	MsgUnavailable = "the database is unavailable; try again shortly"
+	MsgDiskFull    = "the database's disk is full: it stores nothing more until space is freed on it"
+	MsgCannotWrite = "the database cannot write to its disk (read-only or failing): it stores nothing more until it can"
+	MsgReadOnly    = "the database is read-only (a standby, or set read-only): it cannot store anything"
+)
+
+// storageFiles are PostgreSQL's source files whose file-access errors
+// (errcode_for_file_access) are about its storage: there a read-only or
+// unwritable file system comes back as 42501 insufficient_privilege, the
+// code that elsewhere means a permission or row-level security refusal.
+var storageFiles = []string{"md.c", "fd.c", "xlog.c", "slru.c", "relmapper.c", "copydir.c", "buffile.c", "bufmgr.c", "smgr.c"}
+
+// Storage returns the message for an error of the database's storage: its
+// disk full (53100), an I/O error (58030), a file it may not write (42501
+// from the storage layer: a read-only file system), or a read-only
+// transaction (25006, a standby); "" for any other error.
+func Storage(err error) string {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return ""
+	}
+	switch {
+	case pgErr.Code == "53100":
+		return MsgDiskFull
+	case pgErr.Code == "58030", pgErr.Code == "42501" && slices.Contains(storageFiles, pgErr.File):
+		return MsgCannotWrite
+	case pgErr.Code == "25006":
+		return MsgReadOnly
+	}
+	return ""
+}
+
 // Wrap adds the operation to err and, when the database could not be
-// reached, puts an EUNAVAILABLE *yakor.Error in the chain so the client is
-// told to retry rather than shown an internal error. Wrap(op, nil) is nil.
+// reached or cannot store (Storage), puts an EUNAVAILABLE *yakor.Error in
+// the chain so the client is told why and to retry later rather than shown
+// an internal error. Wrap(op, nil) is nil.
 func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
+	if msg := Storage(err); msg != "" {
+		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "%s", msg), err)
+	}
 	if Unavailable(err) {
-		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
+		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, MsgUnavailable), err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -6,6 +6,13 @@ const (
 	TextLegSQL    = textLegSQL
 )
 
+// Patterns and TSQuery let the fuzz test check the statements' arguments
+// built from keywords.
+var (
+	Patterns = patterns
+	TSQuery  = tsQuery
+)
+
 // WithSmallThread sets the size up to which s reads a thread whole, so
 // tests can run both paths on the same data.
 func WithSmallThread(s *Searcher, n int64) *Searcher {

@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -153,7 +154,12 @@ func TestKeywordsCap(t *testing.T) {
 	}
 }
 
-// FuzzKeywords checks the invariants the SQL patterns rely on.
+// FuzzKeywords checks the invariants the SQL statements' arguments rely
+// on: at most 12 keywords, letters and digits only, each word found in
+// the folded text and not a word of an excluded name, each stem a
+// substring of its word used once; the ILIKE patterns are the stems
+// between two % with no other wildcard, and the full-text query is the
+// words joined by " or ".
 func FuzzKeywords(f *testing.F) {
 	for _, s := range []string{
 		"Сколько стоил прайс на ЛДСП?",
@@ -185,6 +191,25 @@ func FuzzKeywords(f *testing.F) {
 					t.Errorf("word %q holds %q", k.Word, r)
 				}
 			}
+			if !strings.Contains(search.Fold(text), k.Word) {
+				t.Errorf("word %q is not in the folded text %q", k.Word, search.Fold(text))
+			}
+			if slices.Contains(strings.FieldsFunc(search.Fold(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), k.Word) {
+				t.Errorf("word %q is a word of the excluded name %q", k.Word, name)
+			}
+		}
+		pats := search.Patterns(kws)
+		words := make([]string, len(kws))
+		for i, k := range kws {
+			words[i] = k.Word
+			inner, ok := strings.CutPrefix(pats[i], "%")
+			inner, ok2 := strings.CutSuffix(inner, "%")
+			if !ok || !ok2 || inner != k.Stem || strings.ContainsAny(inner, `%_\`) {
+				t.Errorf("pattern %q for the stem %q", pats[i], k.Stem)
+			}
+		}
+		if q := search.TSQuery(kws); q != strings.Join(words, " or ") {
+			t.Errorf("full-text query %q for the words %q", q, words)
 		}
 	})
 }

@@ -121,6 +121,21 @@ WHERE tenant_id = $1 AND id = $2 AND status = 'running' AND created_at < now() -
 	return tag.RowsAffected() == 1, nil
 }
 
+// AbandonRunning records every running turn as failed, and returns how
+// many there were. Only a server that is its database's only one may call
+// it (the private cluster's, at start): there a running turn was left by a
+// server that stopped in the middle of it. db must see every tenant (the
+// owner's pool).
+func AbandonRunning(ctx context.Context, db history.DB) (int64, error) {
+	const q = `UPDATE turns SET status = 'failed', error = 'abandoned: the server handling it stopped before it finished', finished_at = now()
+WHERE status = 'running'`
+	tag, err := db.Exec(ctx, q)
+	if err != nil {
+		return 0, postgres.Wrap("abandon running turns", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // finish records the turn's end: its reply (0 when it failed), layers,
 // timings and error.
 func finish(ctx context.Context, db history.DB, scope yakor.Scope, tr Trace) error {

@@ -132,12 +132,15 @@ type Engine struct {
 	memoryBudget int
 	log          *slog.Logger
 	metrics      *Metrics
+	// unrecorded are failed turns the database did not take the failure of.
+	unrecorded *unrecorded
 }
 
 // NewEngine returns an Engine. metrics may be nil.
 func NewEngine(pool DB, model Model, cfg Config, log *slog.Logger, metrics *Metrics) *Engine {
 	cfg.defaults()
-	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics}
+	return &Engine{pool: pool, history: history.NewStore(pool), searcher: search.NewSearcher(pool), model: model, cfg: cfg, log: log, metrics: metrics,
+		unrecorded: &unrecorded{}}
 }
 
 // WithAnchors adds the anchors layer: anchors keeps them.
@@ -255,18 +258,10 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, err
 	}
-	userMsg, created, err := e.history.Append(ctx, scope, history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID})
-	if err != nil {
-		return Outcome{}, fmt.Errorf("send: %w", err)
-	}
-	if !created {
-		if out, done, err := e.replay(ctx, scope, userMsg); done || err != nil {
-			return out, err
-		}
-	}
-	turnID, err := begin(ctx, e.pool, scope, userMsg.ID, e.model.Provider(), e.model.Model())
-	if err != nil {
-		return Outcome{}, err
+	e.recordUnrecorded(ctx)
+	userMsg, turnID, replayed, done, err := e.open(ctx, scope, in)
+	if err != nil || done {
+		return replayed, err
 	}
 	tr := Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
 	named := func(ev Event) error {
@@ -347,46 +342,6 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		}
 	}
 	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID, Usage: use}, nil
-}
-
-// replay answers a resent message: with the stored reply when it was
-// answered, ECONFLICT while another turn is answering it, or done=false
-// when it should be answered now (its earlier turn failed or died).
-func (e *Engine) replay(ctx context.Context, scope yakor.Scope, userMsg history.Message) (Outcome, bool, error) {
-	prev, ok, err := answered(ctx, e.pool, scope, userMsg.ID)
-	if err != nil || !ok {
-		return Outcome{}, false, err
-	}
-	if prev.Status == StatusOK {
-		reply, err := e.history.FindMessage(ctx, scope, prev.ReplyMessageID)
-		if err != nil {
-			return Outcome{}, true, fmt.Errorf("replay: %w", err)
-		}
-		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil
-	}
-	if gone, err := abandon(ctx, e.pool, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
-		return Outcome{}, false, err
-	}
-	return Outcome{}, true, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
-}
-
-// fail records the turn as failed with the reason and returns cause.
-func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error) error {
-	tr.Status = StatusFailed
-	tr.Error = yakor.ErrorMessage(cause)
-	if yakor.ErrorCode(cause) == yakor.EINTERNAL {
-		tr.Error = cause.Error()
-	}
-	tr.Timings["total"] = ms(time.Since(start))
-	// Recorded whatever became of the request, in the turn's tenant.
-	ctx, cancel := context.WithTimeout(scope.Context(context.Background()), 10*time.Second)
-	defer cancel()
-	if err := finish(ctx, e.pool, scope, tr); err != nil {
-		e.log.ErrorContext(ctx, "record failed turn", "turn", tr.ID, "err", err)
-	}
-	e.metrics.observe(tr)
-	e.log.WarnContext(ctx, "turn failed", "turn", tr.ID, "thread", tr.ThreadID, "err", cause)
-	return cause
 }
 
 // modelError turns a model failure into a coded error a user can act on.

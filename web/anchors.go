@@ -74,16 +74,19 @@ func anchorID(c *gin.Context) (int64, error) {
 	return id, nil
 }
 
+// anchorUpdate edits an anchor: {"topic"?, "data"?}.
+type anchorUpdate struct {
+	Topic *string `json:"topic"`
+	Data  *string `json:"data"`
+}
+
 func (s *Server) handleAnchorUpdate(c *gin.Context) {
 	id, err := anchorID(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	var req struct {
-		Topic *string `json:"topic"`
-		Data  *string `json:"data"`
-	}
+	var req anchorUpdate
 	if err := s.decode(c, &req); err != nil {
 		s.fail(c, err)
 		return

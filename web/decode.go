@@ -1,11 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -22,14 +24,48 @@ func (s *Server) decode(c *gin.Context, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON decodes a JSON object into v, a pointer to a request struct.
+// It refuses malformed JSON and any other JSON value than an object (null
+// too), and names the field whose value has the wrong type.
+func decodeJSON(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return yakor.Errorf(yakor.EINVALID, "field %q must be a JSON %s", typeErr.Field, typeErr.Type.Kind())
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return yakor.Errorf(yakor.EINVALID, "field %q must be %s", typeErr.Field, jsonKind(typeErr.Type))
+		}
+		if typeErr != nil {
+			return yakor.Errorf(yakor.EINVALID, "the request body must be a JSON object, not %s", typeErr.Value)
 		}
 		return yakor.Errorf(yakor.EINVALID, "malformed JSON: %s", jsonErrorText(err))
 	}
+	if string(bytes.TrimSpace(body)) == "null" {
+		return yakor.Errorf(yakor.EINVALID, "the request body must be a JSON object, not null")
+	}
 	return nil
+}
+
+// jsonKind says what JSON value a Go type takes, for an error message.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a whole number in range"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
 }
 
 // body reads the request body, refusing an empty one, one over the size

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -37,6 +38,11 @@ func statusOf(err error) int {
 // fail writes err with its status, logging internal errors (whose details
 // are never shown to the client).
 func (s *Server) fail(c *gin.Context, err error) {
+	if yakor.ErrorCode(err) == yakor.EUNAVAILABLE {
+		if d := s.diagnosis(); d != nil {
+			err = fmt.Errorf("%w: %w", d, err)
+		}
+	}
 	status := statusOf(err)
 	if status >= 500 {
 		s.log.ErrorContext(c.Request.Context(), "request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "status", status, "err", err)
@@ -46,6 +52,15 @@ func (s *Server) fail(c *gin.Context, err error) {
 		status = http.StatusRequestEntityTooLarge
 	}
 	render(c, status, err)
+}
+
+// diagnosis is why the database cannot serve, when Deps.Diagnose can
+// tell; nil otherwise.
+func (s *Server) diagnosis() error {
+	if s.diagnose == nil {
+		return nil
+	}
+	return s.diagnose()
 }
 
 // render ends the request with err's body (errorBody) and status.

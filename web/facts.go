@@ -46,13 +46,16 @@ func (s *Server) handleFactIndex(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"facts": facts})
 }
 
+// factCreate is a fact by hand: {"scope", "kind"?, "text", "thread"?}.
+type factCreate struct {
+	Scope  string `json:"scope"`
+	Kind   string `json:"kind"`
+	Text   string `json:"text"`
+	Thread string `json:"thread"`
+}
+
 func (s *Server) handleFactCreate(c *gin.Context) {
-	var in struct {
-		Scope  string `json:"scope"`
-		Kind   string `json:"kind"`
-		Text   string `json:"text"`
-		Thread string `json:"thread"`
-	}
+	var in factCreate
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return
@@ -65,16 +68,19 @@ func (s *Server) handleFactCreate(c *gin.Context) {
 	c.JSON(http.StatusCreated, f)
 }
 
+// factUpdate edits a fact: {"text"?, "kind"?}.
+type factUpdate struct {
+	Text *string `json:"text"`
+	Kind *string `json:"kind"`
+}
+
 func (s *Server) handleFactUpdate(c *gin.Context) {
 	id, err := pathID(c, "fact")
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	var in struct {
-		Text *string `json:"text"`
-		Kind *string `json:"kind"`
-	}
+	var in factUpdate
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return

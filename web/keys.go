@@ -48,17 +48,21 @@ type createdKey struct {
 	Secret string `json:"secret"`
 }
 
+// keyCreate is a new key: {"name"?, "user"?, "rate_per_minute"?,
+// "max_turns"?, "admin"?}; a "tenant" is refused.
+type keyCreate struct {
+	Name          string  `json:"name"`
+	User          string  `json:"user"`
+	RatePerMinute *int    `json:"rate_per_minute"`
+	MaxTurns      *int    `json:"max_turns"`
+	Admin         bool    `json:"admin"`
+	Tenant        *string `json:"tenant"`
+}
+
 // handleKeyCreate makes a key in the caller's tenant, acting as the user
 // named (made when missing) or, without one, as the caller's own user.
 func (s *Server) handleKeyCreate(c *gin.Context) {
-	var in struct {
-		Name          string  `json:"name"`
-		User          string  `json:"user"`
-		RatePerMinute *int    `json:"rate_per_minute"`
-		MaxTurns      *int    `json:"max_turns"`
-		Admin         bool    `json:"admin"`
-		Tenant        *string `json:"tenant"`
-	}
+	var in keyCreate
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return

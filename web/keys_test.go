@@ -55,7 +55,7 @@ func TestKeyAdminLocal(t *testing.T) {
 		{`{"name":"x","rate_per_minute":0}`, "rate_per_minute must be at least 1"},
 		{`{"name":"x","rate_per_minute":-5}`, "rate_per_minute must be at least 1"},
 		{`{"name":"x","rate_per_minute":1000000000}`, "rate_per_minute must be between 1 and 100000"},
-		{`{"name":"x","rate_per_minute":"fast"}`, `rate_per_minute\" must be a JSON int`},
+		{`{"name":"x","rate_per_minute":"fast"}`, `rate_per_minute\" must be a whole number`},
 		{`{"name":"x","max_turns":0}`, "max_turns must be at least 1"},
 		{`{"name":"x","max_turns":5000}`, "max_turns must be between 1 and 1000"},
 		{`{"name":"x","user":"new-user","max_turns":5000}`, "max_turns"},

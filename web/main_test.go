@@ -199,8 +199,14 @@ func (s *stack) stream(tb testing.TB, thread, body string) (int, []sseEvent) {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return resp.StatusCode, nil
 	}
+	return resp.StatusCode, parseSSE(tb, string(raw))
+}
+
+// parseSSE splits a native stream into its events.
+func parseSSE(tb testing.TB, raw string) []sseEvent {
+	tb.Helper()
 	var events []sseEvent
-	for _, block := range strings.Split(strings.TrimSpace(string(raw)), "\n\n") {
+	for _, block := range strings.Split(strings.TrimSpace(raw), "\n\n") {
 		var ev sseEvent
 		for _, line := range strings.Split(block, "\n") {
 			if name, ok := strings.CutPrefix(line, "event: "); ok {
@@ -213,7 +219,7 @@ func (s *stack) stream(tb testing.TB, thread, body string) (int, []sseEvent) {
 		}
 		events = append(events, ev)
 	}
-	return resp.StatusCode, events
+	return events
 }
 
 // fakeOpenAI is an OpenAI-compatible chat server whose behaviour per

@@ -163,10 +163,13 @@ func (s *Server) handleTopicIndex(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"topics": ts})
 }
 
+// topicCreate is a research topic by hand: {"topic"}.
+type topicCreate struct {
+	Topic string `json:"topic"`
+}
+
 func (s *Server) handleTopicCreate(c *gin.Context) {
-	var in struct {
-		Topic string `json:"topic"`
-	}
+	var in topicCreate
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return
@@ -197,6 +200,13 @@ func (s *Server) handleFailIndex(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"fails": fs})
 }
 
+// feedbackGive is a user's verdict on a reply: {"thumb": "up"|"down",
+// "comment"?}.
+type feedbackGive struct {
+	Thumb   string `json:"thumb"`
+	Comment string `json:"comment"`
+}
+
 // handleFeedback takes {"thumb": "up"|"down", "comment"?} on a reply.
 func (s *Server) handleFeedback(c *gin.Context) {
 	id, err := pathID(c, "message")
@@ -204,10 +214,7 @@ func (s *Server) handleFeedback(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	var in struct {
-		Thumb   string `json:"thumb"`
-		Comment string `json:"comment"`
-	}
+	var in feedbackGive
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return

@@ -58,16 +58,19 @@ func (s *Server) handleMessageIndex(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"messages": out})
 }
 
+// messageSend is a message to answer: {"content", "client_id"?}.
+type messageSend struct {
+	Content  *string `json:"content"`
+	ClientID string  `json:"client_id"`
+}
+
 // handleMessageSend runs a turn. With Accept: text/event-stream the reply
 // streams as SSE events delta, search (one per search the model makes),
 // done and error; the stream starts with the
 // first delta, so a request refused before the model is called gets a plain
 // JSON error with its status.
 func (s *Server) handleMessageSend(c *gin.Context) {
-	var req struct {
-		Content  *string `json:"content"`
-		ClientID string  `json:"client_id"`
-	}
+	var req messageSend
 	if err := s.decode(c, &req); err != nil {
 		s.fail(c, err)
 		return

@@ -90,6 +90,11 @@ type Deps struct {
 	// NoLocal refuses requests without a key even while no key exists (a
 	// server listening beyond loopback).
 	NoLocal bool
+	// Diagnose says why the database cannot serve, when it can tell (the
+	// private cluster's data folder read-only, missing or full): a coded
+	// error whose message replaces the generic one of an EUNAVAILABLE
+	// error. Nil, or returning nil: no diagnosis.
+	Diagnose func() error
 }
 
 // Info is what clients are told about the service: the models in use, so
@@ -129,6 +134,7 @@ type Server struct {
 	keyAdmin      KeyAdmin
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
+	diagnose      func() error
 	started       time.Time
 	engine        *gin.Engine
 }
@@ -138,7 +144,7 @@ func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
 		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
-		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
+		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, diagnose: d.Diagnose, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {
 		s.maxBodyBytes = 2 << 20
@@ -189,7 +195,11 @@ func (s *Server) handleReady(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
-		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "error": "the database does not answer"})
+		msg := "the database does not answer"
+		if d := s.diagnosis(); d != nil {
+			msg = yakor.ErrorMessage(d)
+		}
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "error": msg})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})

@@ -33,12 +33,15 @@ func toThreadJSON(t history.Thread) threadJSON {
 	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, ExternalKey: t.ExternalKey, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
 
+// threadCreate is a new thread: {"title"?, "project"?, "system_prompt"?}.
+type threadCreate struct {
+	Title        string `json:"title"`
+	Project      string `json:"project"`
+	SystemPrompt string `json:"system_prompt"`
+}
+
 func (s *Server) handleThreadCreate(c *gin.Context) {
-	var req struct {
-		Title        string `json:"title"`
-		Project      string `json:"project"`
-		SystemPrompt string `json:"system_prompt"`
-	}
+	var req threadCreate
 	if err := s.decode(c, &req); err != nil {
 		s.fail(c, err)
 		return
@@ -74,11 +77,14 @@ func (s *Server) handleThreadIndex(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"threads": out})
 }
 
+// threadRename is a thread's new title: {"title"}.
+type threadRename struct {
+	Title *string `json:"title"`
+}
+
 // handleThreadRename sets a thread's title: {"title"}.
 func (s *Server) handleThreadRename(c *gin.Context) {
-	var in struct {
-		Title *string `json:"title"`
-	}
+	var in threadRename
 	if err := s.decode(c, &in); err != nil {
 		s.fail(c, err)
 		return

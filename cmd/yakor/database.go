@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"yakor"
 	"yakor/postgres"
 	"yakor/postgres/cluster"
 )
@@ -21,10 +23,17 @@ import (
 // embedding spaces); every tenant's reads and writes go through svc, held
 // by row-level security to the tenant of its context.
 type database struct {
-	pool    *pgxpool.Pool
-	svc     *postgres.DB
+	pool *pgxpool.Pool
+	svc  *postgres.DB
+	// private is the private cluster's options; its Dir is "" when
+	// Yakor runs none.
+	private cluster.Options
+	// mu guards cluster, which watch replaces when it starts it again.
+	mu      sync.Mutex
 	cluster *cluster.Cluster
 	url     string // the owner's connection string
+	// stopWatch ends watch; nil while none runs.
+	stopWatch func()
 }
 
 // openDatabase connects to DATABASE_URL, or starts the private cluster in
@@ -39,11 +48,15 @@ func openDatabaseWith(ctx context.Context, cfg Config, settings map[string]strin
 	db := &database{}
 	url := cfg.DatabaseURL
 	if url == "" {
-		cl, err := cluster.Start(ctx, cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Settings: settings, Logger: log})
+		opts := cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Settings: settings, Logger: log}
+		cl, err := cluster.Start(ctx, opts)
 		if err != nil {
+			if why := diagnose(opts.Dir); why != nil {
+				err = fmt.Errorf("%s: %w", yakor.ErrorMessage(why), err)
+			}
 			return nil, fmt.Errorf("private PostgreSQL in %s: %w", cfg.DataDir, err)
 		}
-		db.cluster = cl
+		db.cluster, db.private = cl, opts
 		url = cl.URL()
 	}
 	db.url = url
@@ -64,16 +77,19 @@ func openDatabaseWith(ctx context.Context, cfg Config, settings map[string]strin
 
 // close closes the pool, then stops the private cluster.
 func (db *database) close(log *slog.Logger) {
+	if db.stopWatch != nil {
+		db.stopWatch()
+	}
 	if db.svc != nil {
 		db.svc.Pool().Close()
 	}
 	if db.pool != nil {
 		db.pool.Close()
 	}
-	if db.cluster != nil {
+	if cl := db.current(); cl != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := db.cluster.Stop(ctx); err != nil {
+		if err := cl.Stop(ctx); err != nil {
 			log.Error("stop private PostgreSQL", "err", err)
 		}
 	}

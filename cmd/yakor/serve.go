@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,6 +42,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer db.close(log)
+	if db.current() != nil {
+		// The private cluster serves this server alone: a turn it finds
+		// running was left by a server that stopped in the middle of it.
+		n, err := turn.AbandonRunning(ctx, db.pool)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			log.Warn("turns left running by a server that stopped were recorded as failed", "turns", n)
+		}
+		db.watch(log)
+	}
 
 	accounts := account.NewStore(db.pool)
 	local, err := accounts.EnsureLocal(ctx)
@@ -140,7 +151,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
 		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
 		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.svc,
-		Gatherer: reg, Registerer: reg, LocalScope: local,
+		Gatherer: reg, Registerer: reg, LocalScope: local, Diagnose: (&diagnosis{dir: db.private.Dir}).get,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 		Info: web.Info{
 			Chat:    web.ModelInfo{Provider: cfg.Chat.Provider, Model: chat.Model()},
@@ -162,19 +173,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	log.Info("yakor is serving", "url", "http://"+ln.Addr().String(), "api", "http://"+ln.Addr().String()+"/api/v1")
 	fmt.Fprintf(stdout, "yakor listening on http://%s\n", ln.Addr())
 
-	var clusterDone <-chan struct{}
-	if db.cluster != nil {
-		clusterDone = db.cluster.Done()
-	}
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "grace", cfg.ShutdownTimeout)
 	case err := <-served:
 		return fmt.Errorf("http server: %w", err)
-	case <-clusterDone:
-		log.Error("the private PostgreSQL server stopped unexpectedly; see postgres.log in the data folder")
-		_ = httpSrv.Close()
-		return errors.New("private PostgreSQL stopped")
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,6 +226,51 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	checkConversation(t, s.messages(t, th.ID), sent)
 	if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"and now?"}`, nil); code != http.StatusOK {
 		t.Fatalf("send after recovery: %d", code)
+	}
+}
+
+// TestServeAbandonsTurnsAfterCrash: yakor is killed while a turn waits for
+// the model. The next start records that turn as failed (its own private
+// cluster has no other server that could be running it), so the message,
+// sent again, is answered at once, not refused as being answered.
+func TestServeAbandonsTurnsAfterCrash(t *testing.T) {
+	release := make(chan struct{})
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers while the test runs
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(model.Close)
+	t.Cleanup(func() { close(release) })
+	dir, addr := dataDir(t), freeAddr(t)
+	s := startServer(t, dir, addr, "--openai-base-url", model.URL+"/v1", "--chat-model", "slow-1")
+	var th struct{ ID string }
+	s.call(t, "POST", "/api/v1/threads", `{"title":"crash"}`, &th)
+	const body = `{"content":"remember the number 73105","client_id":"c-1"}`
+	go func() { // cut off by the kill; its answer does not matter
+		resp, err := http.Post("http://"+addr+"/api/v1/threads/"+th.ID+"/messages", "application/json", strings.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	for running := 0; running == 0; time.Sleep(100 * time.Millisecond) {
+		query(t, dir, `SELECT count(*) FROM turns WHERE status = 'running'`, &running)
+	}
+	s.stop(t, syscall.SIGKILL)
+
+	s = startServer(t, dir, addr)
+	checkWhole(t, dir)
+	var why string
+	query(t, dir, `SELECT error FROM turns`, &why)
+	if !strings.Contains(why, "abandoned") {
+		t.Fatalf("the turn cut off is recorded with %q", why)
+	}
+	if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", body, nil); code != http.StatusOK {
+		t.Fatalf("send again: %d", code)
+	}
+	if l := s.messages(t, th.ID); len(l.Messages) != 2 || l.Messages[0].Content != "remember the number 73105" {
+		t.Fatalf("messages %+v, want the message once and its answer", l.Messages)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,6 +58,10 @@ type Options struct {
 	// own session and is not signalled when the parent dies. Without it the
 	// server gets SIGINT (fast shutdown) when the parent dies.
 	Detach bool
+	// NoInit makes Start fail rather than run initdb when the folder holds
+	// no cluster: a restart must find the cluster it had, not make an
+	// empty one (in a folder whose disk is not mounted, say).
+	NoInit bool
 	// StartTimeout bounds the wait for the server to accept connections.
 	// Default 30s.
 	StartTimeout time.Duration
@@ -193,6 +198,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	log := o.Logger.With("dir", lay.dir)
 
+	if _, err := os.Stat(filepath.Join(lay.pgdata, "PG_VERSION")); o.NoInit && err != nil {
+		return nil, fmt.Errorf("start cluster: no cluster in %s to start (%w), and not making one", lay.pgdata, err)
+	}
 	bin, err := findBinDir(o.BinDir, debianPGRoot, dataVersion(lay.pgdata))
 	if err != nil {
 		return nil, fmt.Errorf("start cluster: %w", err)

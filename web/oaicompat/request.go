@@ -220,6 +220,9 @@ func checkStop(r *ChatRequest, fields map[string]json.RawMessage) error {
 	} else if err := json.Unmarshal(raw, &r.Stop); err != nil {
 		return invalid("stop", "stop must be a string or a list of strings")
 	}
+	if len(r.Stop) == 0 {
+		r.Stop = nil // an empty list is no stop sequence, as absent
+	}
 	if len(r.Stop) > MaxStop {
 		return invalid("stop", "stop holds %d sequences; the limit is %d", len(r.Stop), MaxStop)
 	}

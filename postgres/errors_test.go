@@ -1,0 +1,82 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"yakor"
+	"yakor/postgres"
+	"yakor/postgres/pgtest"
+)
+
+// TestWrapStorage: a database that cannot store (disk full, an I/O error,
+// a read-only file system, a read-only transaction) is EUNAVAILABLE with a
+// message saying so; other errors, a privilege refusal among them, stay
+// internal.
+func TestWrapStorage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  *pgconn.PgError
+		code string
+		msg  string
+	}{
+		{"DiskFull", &pgconn.PgError{Code: "53100", Message: `could not extend file "base/16384/17361": No space left on device`, File: "md.c"}, yakor.EUNAVAILABLE, postgres.MsgDiskFull},
+		{"IOError", &pgconn.PgError{Code: "58030", Message: `could not write to file "pg_wal/xlogtemp.42": Input/output error`, File: "xlog.c"}, yakor.EUNAVAILABLE, postgres.MsgCannotWrite},
+		{"ReadOnlyFS", &pgconn.PgError{Code: "42501", Message: `could not extend file "base/16384/17361": Read-only file system`, File: "md.c"}, yakor.EUNAVAILABLE, postgres.MsgCannotWrite},
+		{"ReadOnlyTx", &pgconn.PgError{Code: "25006", Message: "cannot execute INSERT in a read-only transaction", File: "utility.c"}, yakor.EUNAVAILABLE, postgres.MsgReadOnly},
+		{"RowSecurity", &pgconn.PgError{Code: "42501", Message: `new row violates row-level security policy for table "messages"`, File: "execMain.c"}, yakor.EINTERNAL, "internal error"},
+		{"Unique", &pgconn.PgError{Code: "23505", Message: "duplicate key value", File: "nbtinsert.c"}, yakor.EINTERNAL, "internal error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := postgres.Wrap("append message", tc.err)
+			if yakor.ErrorCode(err) != tc.code || yakor.ErrorMessage(err) != tc.msg || !errors.Is(err, tc.err) {
+				t.Fatalf("%v: code %q, message %q; want %q, %q", err, yakor.ErrorCode(err), yakor.ErrorMessage(err), tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// TestWrapConnectionLost: a server that closes the connection mid-query
+// (it crashed) is unavailable, not an internal error.
+func TestWrapConnectionLost(t *testing.T) {
+	for _, cause := range []error{io.ErrUnexpectedEOF, fmt.Errorf("commit: %w", io.EOF)} {
+		if err := postgres.Wrap("send", cause); yakor.ErrorCode(err) != yakor.EUNAVAILABLE || yakor.ErrorMessage(err) != postgres.MsgUnavailable {
+			t.Fatalf("%v: %s %q", cause, yakor.ErrorCode(err), yakor.ErrorMessage(err))
+		}
+	}
+}
+
+// TestWrapStorageServer: the codes come from a real server: writing in a
+// read-only transaction is the database refusing to store; a role's
+// missing privilege (42501 too, but not from the storage layer) is not.
+func TestWrapStorageServer(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tenants (name) VALUES ('read-only')`)
+		return err
+	})
+	if err = postgres.Wrap("insert", err); yakor.ErrorCode(err) != yakor.EUNAVAILABLE || yakor.ErrorMessage(err) != postgres.MsgReadOnly {
+		t.Fatalf("read-only transaction: %v (%s)", err, yakor.ErrorCode(err))
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL ROLE yakor_service`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `CREATE TABLE not_allowed (id int)`)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Fatalf("create table as yakor_service: %v, want 42501", err)
+	}
+	if err = postgres.Wrap("create", err); yakor.ErrorCode(err) != yakor.EINTERNAL {
+		t.Fatalf("a missing privilege is %s: %v", yakor.ErrorCode(err), err)
+	}
+}
