@@ -16,14 +16,17 @@ import (
 // TestBenchAllQuick runs yakor bench all --quick end to end into a
 // temporary folder: the Markdown, the JSON beside it and the chart are
 // written, with every section, its figures in the summary table and the
-// commands that reproduce it (the figures themselves are not checked).
+// commands that reproduce it (the figures themselves are not checked). The
+// LoCoMo section and the prompt section's user messages read
+// testdata/locomo-quick.json, a conversation of 72 messages in
+// locomo10.json's format, so the test needs nothing outside the repository.
 func TestBenchAllQuick(t *testing.T) {
 	t.Parallel()
 	url, name := pgtest.NewURL(t)
 	t.Cleanup(func() { dropSiblings(t, url, name) })
 	out := filepath.Join(t.TempDir(), "docs", "benchmarks.md")
 	var stdout, stderr bytes.Buffer
-	args := []string{"bench", "all", "--quick", "--out", out, "--database-url", url}
+	args := []string{"bench", "all", "--quick", "--out", out, "--database-url", url, "--data", filepath.Join("testdata", "locomo-quick.json")}
 	if err := run(context.Background(), args, &stdout, &stderr, func(string) string { return "" }); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -33,7 +36,7 @@ func TestBenchAllQuick(t *testing.T) {
 	}
 	md := string(raw)
 	want := []string{"# Yakor benchmarks", "A quick run", "| CPU | ", "| PostgreSQL | ", "## Summary", "| figure | value | measured with |",
-		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "LoCoMo evidence recall",
+		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "LoCoMo evidence recall", "LoCoMo's messages in order as the user's messages",
 		"![Prompt size against turn number](prompt-size.png)", "## Reproducing", "bin/yakor bench all"}
 	for i, s := range allSections() {
 		want = append(want, "## "+string(rune('1'+i))+". "+s.title)
@@ -42,6 +45,9 @@ func TestBenchAllQuick(t *testing.T) {
 		if !strings.Contains(md, w) {
 			t.Errorf("report lacks %q", w)
 		}
+	}
+	if strings.Contains(strings.ToLower(md), "not measured") {
+		t.Errorf("a section was not measured:\n%s", md)
 	}
 	if n := strings.Count(md, "To measure this section alone"); n != len(allSections()) {
 		t.Errorf("%d sections say how to reproduce them, want %d", n, len(allSections()))
