@@ -161,7 +161,7 @@ func benchTurn(ctx context.Context, db *database, tdb turnDB, cfg Config, log *s
 	if err != nil {
 		return benchResult{}, err
 	}
-	if err := copyMessages(ctx, db.pool, benchTurnJobs(threads[0], n, 0), 0, nil); err != nil {
+	if err := copyMessages(ctx, db.pool, benchTurnJobs(threads[0], n, 0), 0, nil, nil); err != nil {
 		return benchResult{}, err
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {

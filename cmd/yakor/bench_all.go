@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +25,7 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	fs := newFlagSet("bench all", stderr)
 	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
 	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
-	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; loading 10000000 takes about 25 minutes more on 2 cores, once: a loaded corpus is reused)")
+	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000,10000000; a loaded corpus is reused by later runs)")
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json (LoCoMo section, and the prompt section's user messages)")
 	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
 	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
@@ -98,9 +100,11 @@ type allSection struct {
 	// be measured right.
 	timed bool
 	// load, when set, loads what a timed section measures and returns its
-	// measuring; loads run one after another.
-	load func(ctx context.Context, e *allEnv) (allMeasure, error)
-	run  allMeasure // a section without a load
+	// measuring; loads run one after another, by loadOrder, each one's
+	// index builds beside the next one's COPY (loadPipeline).
+	load      func(ctx context.Context, e *allEnv) (allMeasure, error)
+	loadOrder int
+	run       allMeasure // a section without a load
 }
 
 // allMeasure runs a section's benchmark and renders its part.
@@ -109,23 +113,30 @@ type allMeasure func(ctx context.Context, e *allEnv) (allPart, error)
 // allSections are the report's sections, in order.
 func allSections() []allSection {
 	return []allSection{
-		{key: "turn", title: "Memory layer cost per turn", timed: true, load: allTurnLoad},
+		{key: "turn", title: "Memory layer cost per turn", timed: true, load: allTurnLoad, loadOrder: 1},
+		// The search corpora load first: the biggest one's trigram index
+		// is the run's longest build.
 		{key: "search", title: "History search latency", timed: true, load: allSearchLoad},
 		{key: "prompt", title: "Prompt size over a long conversation", run: allPrompt},
 		{key: "locomo", title: "LoCoMo evidence recall, every layer on", run: allLocomo},
 	}
 }
 
-// runSections runs the loads one after another and, beside them, the
-// untimed sections; then the timed sections, alone.
+// runSections runs the loads through a pipeline and, beside them once the
+// first COPY has ended, the untimed sections, each holding one of the
+// pipeline's CPU slots; then the timed sections, alone.
 func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[string]allPart, error) {
 	var mu sync.Mutex
 	parts := map[string]allPart{}
 	measures := map[string]allMeasure{}
 	loadTook := map[string]float64{}
 	g, gctx := errgroup.WithContext(ctx)
+	slots := newCPUSlots(0)
+	e.pipe = newLoadPipeline(gctx, slots)
+	loads := slices.Clone(sections)
+	slices.SortStableFunc(loads, func(a, b allSection) int { return cmp.Compare(a.loadOrder, b.loadOrder) })
 	g.Go(func() error {
-		for _, s := range sections {
+		for _, s := range loads {
 			if s.load == nil {
 				continue
 			}
@@ -138,8 +149,12 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 			mu.Lock()
 			measures[s.key], loadTook[s.key] = m, time.Since(t).Seconds()
 			mu.Unlock()
-			fmt.Fprintf(e.stderr, "bench all: loaded for %s in %.0f s\n", s.title, time.Since(t).Seconds())
+			fmt.Fprintf(e.stderr, "bench all: written for %s in %.0f s\n", s.title, time.Since(t).Seconds())
 		}
+		if err := e.pipe.wait(); err != nil {
+			return fmt.Errorf("bench all: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "bench all: every corpus loaded\n")
 		return nil
 	})
 	run := func(ctx context.Context, s allSection, m allMeasure) error {
@@ -158,11 +173,22 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 		return nil
 	}
 	g.Go(func() error {
+		select {
+		case <-e.pipe.copied:
+		case <-gctx.Done():
+			return gctx.Err()
+		}
 		for _, s := range sections {
-			if !s.timed {
-				if err := run(gctx, s, s.run); err != nil {
-					return err
-				}
+			if s.timed {
+				continue
+			}
+			if err := slots.acquire(gctx, slotWork); err != nil {
+				return err
+			}
+			err := run(gctx, s, s.run)
+			slots.release()
+			if err != nil {
+				return err
 			}
 		}
 		return nil
@@ -237,8 +263,10 @@ type allPart struct {
 	Body      string      `json:"-"`         // Markdown, after the section's title
 	Reproduce []string    `json:"reproduce"` // commands that measure its figures alone
 	Result    any         `json:"result"`
-	// LoadSeconds is the load before a timed section's measuring, Seconds
-	// the measuring (an untimed section's run, beside the loads).
+	// LoadSeconds is the load before a timed section's measuring until
+	// its rows were written (its index builds went on beside the next
+	// load: its corpora's figures say what each load took), Seconds the
+	// measuring (an untimed section's run, beside the loads).
 	LoadSeconds float64 `json:"load_seconds,omitempty"`
 	Seconds     float64 `json:"seconds"`
 }
@@ -268,9 +296,10 @@ type allEnv struct {
 	scale   allScale
 	quick   bool
 	fresh   bool
-	data    string // locomo10.json
-	dir     string // the report's folder
-	private bool   // the benchmark runs its own cluster
+	pipe    *loadPipeline // the corpus loads' (runSections)
+	data    string        // locomo10.json
+	dir     string        // the report's folder
+	private bool          // the benchmark runs its own cluster
 }
 
 // allScale is how big each section's run is.
@@ -289,7 +318,7 @@ type allScale struct {
 var (
 	allFull = allScale{
 		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
-		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 500,
+		SearchSizes: []int{1_000_000, 10_000_000}, SearchBig: 100_000, Queries: 500,
 		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600,
 	}
 	allQuick = allScale{

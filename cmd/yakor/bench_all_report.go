@@ -154,7 +154,8 @@ func allMarkdown(rep allReport, e *allEnv) string {
 
 	b.WriteString("## Summary\n\n")
 	b.WriteString(allSummary(rep))
-	b.WriteString("\nThe run: the corpora were loaded one after another while the untimed sections (prompt size, LoCoMo: sizes and shares, not times) ran beside them; then the timed sections ran alone.\n\n")
+	b.WriteString("\nThe run: the corpora were loaded one after another, the biggest first, each one's index builds going on beside the next one's COPY, and the untimed sections (prompt size, LoCoMo: sizes and shares, not times) ran beside them once the first COPY had ended, with at most one CPU-heavy step per core; then the timed sections ran alone. " +
+		"A timed section's loading is until its rows were written; what each corpus's load took in all is in its section.\n\n")
 	b.WriteString("| section | loading | measuring |\n|---|---:|---:|\n")
 	for _, k := range rep.Order {
 		p := rep.Sections[k]
@@ -187,7 +188,7 @@ func allMarkdown(rep allReport, e *allEnv) string {
 	b.WriteString("Every figure above comes from one command, which starts its own PostgreSQL in `./.yakor-bench` (or uses `DATABASE_URL`), loads what it needs and writes this page, its JSON and the chart:\n\n")
 	b.WriteString("```\nmake build\nbin/yakor bench all                 # docs/benchmarks.md, docs/benchmarks.json, docs/prompt-size.png\n")
 	b.WriteString("bin/yakor bench all --quick         # every section at a small scale (under a minute)\n")
-	b.WriteString("bin/yakor bench all --search-messages 1000000,10000000   # search at 10,000,000 messages too (their load: about 25 minutes more)\n```\n\n")
+	b.WriteString("bin/yakor bench all --search-messages 1000000   # search at 1,000,000 messages only: no 10,000,000-message load\n```\n\n")
 	b.WriteString("The loaded corpora (the turn benchmark's threads, the search benchmark's messages) are kept as databases of their own in the bench folder and reused by the next run of the same size (`--fresh` loads them again); the turns run on a copy, so the corpus stays as loaded. " +
 		"The LoCoMo data is read from `../shared/bench/locomo/locomo10.json` (`--data`).\n")
 	return b.String()

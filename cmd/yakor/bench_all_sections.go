@@ -26,12 +26,13 @@ type allTurnResult struct {
 }
 
 // allTurnLoad loads the threads of the turn section into a corpus
-// database of their own (kept for the next run); its measuring runs the
-// turns on a copy of it, dropped after, so the corpus stays as loaded.
+// database of their own (kept for the next run) through the run's
+// pipeline; its measuring runs the turns on a copy of it, dropped after,
+// so the corpus stays as loaded.
 func allTurnLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 	sizes := slices.Clone(e.scale.TurnSizes)
 	name := e.db.siblingName("turn_" + joinCounts(sizes, "_"))
-	load, sdb, scope, err := loadCorpus(ctx, e.db, e.log, name, e.fresh, e.stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
+	load, sdb, scope, err := loadCorpus(ctx, e.db, e.log, name, e.fresh, e.pipe, e.stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
 		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench turn")
 		if err != nil {
 			return nil, err
@@ -48,11 +49,16 @@ func allTurnLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 		return nil, err
 	}
 	threads, err := threadSizes(ctx, sdb, scope, sizes)
-	sdb.close(e.log)
 	if err != nil {
+		sdb.close(e.log)
 		return nil, err
 	}
-	return func(ctx context.Context, e *allEnv) (allPart, error) { return allTurn(ctx, e, name, load, threads) }, nil
+	// The measuring runs once the pipeline is done with the corpus; the
+	// copy needs it closed.
+	return func(ctx context.Context, e *allEnv) (allPart, error) {
+		sdb.close(e.log)
+		return allTurn(ctx, e, name, *load, threads)
+	}, nil
 }
 
 // allTurn measures the memory layer's cost per turn at each thread size,
@@ -143,12 +149,14 @@ func cloneSibling(ctx context.Context, e *allEnv, from, to string) (*database, e
 	return db, err
 }
 
-// allSearchLoad loads (or reuses) the search corpus of each database size;
-// its measuring measures search latency in each.
+// allSearchLoad loads (or reuses) the search corpus of each database size
+// through the run's pipeline, the biggest first (its trigram index is the
+// run's longest build); its measuring measures search latency in each,
+// the smallest first.
 func allSearchLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 	var corpora []*searchCorpus
-	for _, n := range e.scale.SearchSizes {
-		c, err := openSearchCorpus(ctx, e.db, e.log, n, e.scale.SearchBig, e.fresh, e.stderr)
+	for _, n := range slices.Backward(slices.Sorted(slices.Values(e.scale.SearchSizes))) {
+		c, err := openSearchCorpus(ctx, e.db, e.log, n, e.scale.SearchBig, e.fresh, e.pipe, e.stderr)
 		if err != nil {
 			for _, c := range corpora {
 				c.db.close(e.log)
@@ -157,6 +165,7 @@ func allSearchLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 		}
 		corpora = append(corpora, c)
 	}
+	slices.Reverse(corpora)
 	return func(ctx context.Context, e *allEnv) (allPart, error) { return allSearch(ctx, e, corpora) }, nil
 }
 
@@ -188,7 +197,8 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 			Value:  fmt.Sprintf("p50 %.2f ms, p99 %.2f ms (thread of %s); p50 %.2f ms, p99 %.2f ms (thread of %d)", r.BigThread.P50, r.BigThread.P99, groupThousands(r.Big), r.SmallThreads.P50, r.SmallThreads.P99, r.SmallThreads.Messages),
 			Detail: fmt.Sprintf("%d queries each", r.Queries)})
 	}
-	b.WriteString("\nLoading (COPY, one stream per core; the secondary indexes built after the rows, two at a time; then VACUUM (FREEZE, ANALYZE)):\n\n")
+	b.WriteString("\nLoading (COPY, one stream per core; the secondary indexes built after the rows, two at a time; then VACUUM (FREEZE, ANALYZE)). " +
+		"The corpora load one after another, the biggest first, each one's index builds going on beside the next one's COPY, with at most one CPU-heavy step (a COPY stream, an index build, a vacuum, an untimed section) per core: an index's time is its build, the indexes' end to end includes waiting for a core.\n\n")
 	b.WriteString("| messages | COPY | indexes (end to end) | of which the trigram index | vacuum | total | database size |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
 		l, earlier := r.Load, ""
@@ -201,7 +211,7 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 		b.WriteString("\n" + note + "\n")
 	}
 	if !e.quick && !slices.ContainsFunc(rs, func(r searchResult) bool { return r.Messages == 10_000_000 }) {
-		figs = append(figs, allFigure{Figure: "Search latency, 10,000,000 messages in the database", Value: "not measured in this run", Detail: "see the search section: the load alone would take past the budget; `--search-messages 1000000,10000000`"})
+		figs = append(figs, allFigure{Figure: "Search latency, 10,000,000 messages in the database", Value: "not measured in this run", Detail: "`--search-messages` left it out; `bin/yakor bench all` measures it"})
 	}
 	var cmds []string
 	for _, n := range e.scale.SearchSizes {
@@ -210,33 +220,25 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 	return allPart{Figures: figs, Body: b.String(), Result: rs, Reproduce: cmds}, nil
 }
 
-// searchBudgetNote says why a full run leaves out 10,000,000 messages:
-// what their load took, when this run measured them on a loaded corpus, or
-// what it would take at the rate this run loaded its largest corpus.
+// searchBudgetNote says what loading the biggest corpus takes: PostgreSQL
+// builds each GIN index on one core, and the biggest corpus's trigram
+// index is the run's longest step.
 func searchBudgetNote(e *allEnv, rs []searchResult) string {
 	if e.quick || len(rs) == 0 {
-		return ""
-	}
-	why := fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then two GIN indexes, which PostgreSQL %s builds on one core each (no parallel GIN builds before PostgreSQL 18). ", e.machinePG())
-	for _, r := range rs {
-		if r.Messages == 10_000_000 && r.Load.TotalSeconds > 0 {
-			return fmt.Sprintf("**10,000,000 messages are measured only when asked (`--search-messages 1000000,10000000`):** loading them took %.0f minutes (COPY %.0f s, indexes %.0f s, of which the trigram index %.0f s), past the whole report's 20-minute budget on this machine. %s"+
-				"A loaded corpus is kept in the bench folder and reused by later runs.",
-				r.Load.TotalSeconds/60, r.Load.CopySeconds, r.Load.IndexSeconds, r.Load.indexSeconds("trgm"), why)
-		}
-	}
-	if slices.Contains(e.scale.SearchSizes, 10_000_000) {
 		return ""
 	}
 	l := rs[len(rs)-1]
 	if l.Load.TotalSeconds == 0 {
 		return ""
 	}
-	factor := 10_000_000 / float64(l.Messages)
-	return fmt.Sprintf("**10,000,000 messages are not in the default run.** %s"+
-		"This run loaded %s messages in %.0f s (COPY %.0f s, indexes %.0f s, of which the trigram index %.0f s; the untimed sections ran beside it); at that rate 10,000,000 take about %.0f minutes, past the whole report's 20-minute budget on this machine. "+
-		"`yakor bench all --search-messages 1000000,10000000` (or `yakor bench search --messages 10000000`) measures them; the loaded corpus is kept in the bench folder and reused by later runs.",
-		why, groupThousands(l.Messages), l.Load.TotalSeconds, l.Load.CopySeconds, l.Load.IndexSeconds, l.Load.indexSeconds("trgm"), factor*l.Load.TotalSeconds/60)
+	when := "this run"
+	if l.Load.Reused {
+		when = "an earlier run"
+	}
+	return fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then two GIN indexes, which PostgreSQL %s builds on one core each (no parallel GIN builds before PostgreSQL 18). "+
+		"Loading %s messages took %s %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): most of a run from an empty bench folder. "+
+		"A loaded corpus is kept in the bench folder and reused by later runs; `--search-messages 1000000` leaves out the biggest one.",
+		e.machinePG(), groupThousands(l.Messages), when, minutes(l.Load.TotalSeconds), l.Load.CopySeconds, l.Load.indexSeconds("trgm"))
 }
 
 // allPrompt measures the prompt's size over a long conversation and draws

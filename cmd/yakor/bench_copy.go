@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
@@ -62,15 +63,16 @@ type copyJob struct {
 // stream, then sets each thread's message count as Import would. A thread
 // split into several jobs (splitJob) is written by several streams at once:
 // its jobs' messages interleave. progress, when not nil, is called with the
-// number of messages written so far every few seconds.
-func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, streams int, progress func(done int)) error {
+// number of messages written so far every few seconds. Each job holds one
+// of slots (nil: no limit) while it is written.
+func copyMessages(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, streams int, slots *cpuSlots, progress func(done int)) error {
 	if streams <= 0 {
 		streams = runtime.GOMAXPROCS(0)
 	}
 	var done, next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range min(streams, len(jobs)) {
-		g.Go(func() error { return copyStream(gctx, pool, jobs, &next, &done) })
+		g.Go(func() error { return copyStream(gctx, pool, jobs, slots, &next, &done) })
 	}
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
@@ -134,7 +136,7 @@ func splitJob(scope yakor.Scope, n, parts int, gen func(part int) func() string)
 
 // copyStream takes jobs off the shared queue and writes each with one COPY
 // on its own connection, until none is left.
-func copyStream(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, next, done *atomic.Int64) error {
+func copyStream(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, slots *cpuSlots, next, done *atomic.Int64) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -157,7 +159,11 @@ func copyStream(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, next, d
 			return nil
 		}
 		j := jobs[i]
-		tenant, user, thread := uuid.MustParse(j.scope.TenantID), uuid.MustParse(j.scope.UserID), uuid.MustParse(j.scope.ThreadID)
+		// pgtype.UUID is encoded as it is; a uuid.UUID would go through
+		// its driver.Valuer, a string, for every row.
+		tenant := pgtype.UUID{Bytes: uuid.MustParse(j.scope.TenantID), Valid: true}
+		user := pgtype.UUID{Bytes: uuid.MustParse(j.scope.UserID), Valid: true}
+		thread := pgtype.UUID{Bytes: uuid.MustParse(j.scope.ThreadID), Valid: true}
 		n := 0
 		src := pgx.CopyFromFunc(func() ([]any, error) {
 			if n == j.count {
@@ -171,9 +177,14 @@ func copyStream(ctx context.Context, pool *pgxpool.Pool, jobs []copyJob, next, d
 			if n%1000 == 0 {
 				done.Add(1000)
 			}
-			return []any{tenant, user, thread, role, j.next()}, nil
+			return []any{tenant, user, thread, string(role), j.next()}, nil
 		})
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"messages"}, cols, src); err != nil {
+		if err := slots.acquire(ctx, slotWork); err != nil {
+			return err
+		}
+		_, err := conn.CopyFrom(ctx, pgx.Identifier{"messages"}, cols, src)
+		slots.release()
+		if err != nil {
 			return fmt.Errorf("copy messages: %w", err)
 		}
 		done.Add(int64(n % 1000))
@@ -213,8 +224,9 @@ const indexMemory = "1GB"
 
 // buildIndexes builds idx over streams sessions at once (PostgreSQL builds
 // one GIN index on one core: the parallelism is between indexes), the
-// costliest first; log is told when each is built.
-func buildIndexes(ctx context.Context, pool *pgxpool.Pool, idx []messageIndex, streams int, log io.Writer) ([]indexBuild, error) {
+// costliest first, each holding one of slots (nil: no limit) while it
+// builds; log is told when each is built.
+func buildIndexes(ctx context.Context, pool *pgxpool.Pool, idx []messageIndex, streams int, slots *cpuSlots, log io.Writer) ([]indexBuild, error) {
 	idx = slices.Clone(idx)
 	slices.SortStableFunc(idx, func(a, b messageIndex) int { return indexCost(b) - indexCost(a) })
 	builds := make([]indexBuild, len(idx))
@@ -240,8 +252,13 @@ func buildIndexes(ctx context.Context, pool *pgxpool.Pool, idx []messageIndex, s
 				if i >= len(idx) {
 					return nil
 				}
+				if err := slots.acquire(gctx, slotFinish); err != nil {
+					return err
+				}
 				start := time.Now()
-				if _, err := conn.Exec(gctx, idx[i].def); err != nil {
+				_, err := conn.Exec(gctx, idx[i].def)
+				slots.release()
+				if err != nil {
 					return fmt.Errorf("build %s: %w", idx[i].name, err)
 				}
 				builds[i] = indexBuild{Name: idx[i].name, Seconds: time.Since(start).Seconds()}
@@ -290,22 +307,26 @@ const corpusTenant = "bench corpus"
 // loaded it (and fresh is not set), loads it: a tenant, plan's threads and
 // messages written with COPY, the secondary indexes built after them, then
 // VACUUM (FREEZE, ANALYZE), as a table long in use would be, and marks it
-// complete. It returns the database and the tenant's scope.
-func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string, fresh bool, stderr io.Writer,
-	plan func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error)) (corpusLoad, *database, yakor.Scope, error) {
+// complete. It returns the corpus's load, the database and the tenant's
+// scope. With a pipeline, loadCorpus returns once the rows are written and
+// the pipeline builds the indexes, vacuums and marks the corpus beside
+// what runs next: the load's figures are final and the database whole when
+// the pipeline's wait returns.
+func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string, fresh bool, pipe *loadPipeline, stderr io.Writer,
+	plan func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error)) (*corpusLoad, *database, yakor.Scope, error) {
 	start := time.Now()
-	var load corpusLoad
+	load := &corpusLoad{}
 	sdb, done, err := db.openSibling(ctx, name, fresh, log)
 	if err != nil {
-		return load, nil, yakor.Scope{}, err
+		return nil, nil, yakor.Scope{}, err
 	}
-	fail := func(err error) (corpusLoad, *database, yakor.Scope, error) {
+	fail := func(err error) (*corpusLoad, *database, yakor.Scope, error) {
 		sdb.close(log)
-		return load, nil, yakor.Scope{}, err
+		return nil, nil, yakor.Scope{}, err
 	}
 	var scope yakor.Scope
 	if done != "" {
-		err := json.Unmarshal([]byte(done), &load)
+		err := json.Unmarshal([]byte(done), load)
 		if err == nil {
 			err = sdb.pool.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
 				corpusTenant).Scan(&scope.TenantID, &scope.UserID)
@@ -320,10 +341,10 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		// Not reused: whatever an interrupted load left goes first.
 		sdb.close(log)
 		if sdb, _, err = db.openSibling(ctx, name, true, log); err != nil {
-			return corpusLoad{}, nil, yakor.Scope{}, err
+			return nil, nil, yakor.Scope{}, err
 		}
 	}
-	load = corpusLoad{}
+	*load = corpusLoad{}
 	if scope, err = account.NewStore(sdb.pool).CreateTenantUser(ctx, corpusTenant); err != nil {
 		return fail(err)
 	}
@@ -340,7 +361,7 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	}
 	fmt.Fprintf(stderr, "bench: loading %d messages into %s…\n", load.Messages, name)
 	t := time.Now()
-	err = copyMessages(ctx, sdb.pool, jobs, 0, func(done int) {
+	err = copyMessages(ctx, sdb.pool, jobs, 0, pipe.slotsOf(), func(done int) {
 		fmt.Fprintf(stderr, "bench: %s: %d of %d messages written (%.0f s)\n", name, done, load.Messages, time.Since(t).Seconds())
 	})
 	if err != nil {
@@ -348,28 +369,51 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	}
 	load.CopySeconds = time.Since(t).Seconds()
 	fmt.Fprintf(stderr, "bench: %s: %d messages written in %.0f s; building %d indexes…\n", name, load.Messages, load.CopySeconds, len(idx))
-	t = time.Now()
-	if load.Indexes, err = buildIndexes(ctx, sdb.pool, idx, 0, stderr); err != nil {
-		return fail(err)
+	finish := func(ctx context.Context) error {
+		slots := pipe.slotsOf()
+		t := time.Now()
+		var err error
+		if load.Indexes, err = buildIndexes(ctx, sdb.pool, idx, 0, slots, stderr); err != nil {
+			return err
+		}
+		load.IndexSeconds = time.Since(t).Seconds()
+		if err := slots.acquire(ctx, slotFinish); err != nil {
+			return err
+		}
+		t = time.Now()
+		_, err = sdb.pool.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`)
+		slots.release()
+		if err != nil {
+			return err
+		}
+		load.VacuumSeconds = time.Since(t).Seconds()
+		if err := sdb.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
+			return err
+		}
+		load.TotalSeconds = time.Since(start).Seconds()
+		mark, err := json.Marshal(load)
+		if err != nil {
+			return err
+		}
+		if err := db.markComplete(ctx, name, string(mark)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "bench: %s: %s\n", name, load.describe())
+		return nil
 	}
-	load.IndexSeconds = time.Since(t).Seconds()
-	t = time.Now()
-	if _, err := sdb.pool.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`); err != nil {
-		return fail(err)
+	if pipe == nil {
+		if err := finish(ctx); err != nil {
+			return fail(err)
+		}
+		return load, sdb, scope, nil
 	}
-	load.VacuumSeconds = time.Since(t).Seconds()
-	if err := sdb.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
-		return fail(err)
-	}
-	load.TotalSeconds = time.Since(start).Seconds()
-	mark, err := json.Marshal(load)
-	if err != nil {
-		return fail(err)
-	}
-	if err := db.markComplete(ctx, name, string(mark)); err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(stderr, "bench: %s: %s\n", name, load.describe())
+	pipe.copyDone()
+	pipe.finish(func(ctx context.Context) error {
+		if err := finish(ctx); err != nil {
+			return fmt.Errorf("load %s: %w", name, err)
+		}
+		return nil
+	})
 	return load, sdb, scope, nil
 }
 

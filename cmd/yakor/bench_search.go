@@ -86,7 +86,7 @@ type searchThreads struct {
 // benchSearch loads (or reuses) the corpus of total messages and measures
 // queries searches on its big thread and as many on its small ones.
 func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big, queries int, fresh bool, stderr io.Writer) (searchResult, error) {
-	c, err := openSearchCorpus(ctx, db, log, total, big, fresh, stderr)
+	c, err := openSearchCorpus(ctx, db, log, total, big, fresh, nil, stderr)
 	if err != nil {
 		return searchResult{}, err
 	}
@@ -101,13 +101,13 @@ type searchCorpus struct {
 	total, big int
 	bigScope   yakor.Scope
 	small      []yakor.Scope
-	load       corpusLoad
+	load       *corpusLoad // final once its pipeline's wait returns
 }
 
 // measure runs queries searches on the big thread and as many on random
 // small threads.
 func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Writer) (searchResult, error) {
-	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: c.load}
+	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: *c.load}
 	start := time.Now()
 	if err := c.prewarm(ctx); err != nil {
 		fmt.Fprintf(stderr, "bench search: not prewarmed (%v): searches of threads not read yet read the disk\n", err)
@@ -164,15 +164,16 @@ const benchThreadSize = 900
 
 // openSearchCorpus opens the database of the search corpus of total
 // messages (a big thread of big, the rest in threads of benchThreadSize),
-// loading it first unless an earlier run did (or fresh is set).
-func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total, big int, fresh bool, stderr io.Writer) (*searchCorpus, error) {
+// loading it first unless an earlier run did (or fresh is set), through
+// pipe when it is not nil (see loadCorpus).
+func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total, big int, fresh bool, pipe *loadPipeline, stderr io.Writer) (*searchCorpus, error) {
 	words := newZipfCorpus(42)
 	name := db.siblingName(fmt.Sprintf("search_%d_%d", total, big))
 	sizes := []int{big}
 	for left := total - big; left > 0; left -= benchThreadSize {
 		sizes = append(sizes, min(benchThreadSize, left))
 	}
-	load, sdb, scope, err := loadCorpus(ctx, db, log, name, fresh, stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
+	load, sdb, scope, err := loadCorpus(ctx, db, log, name, fresh, pipe, stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
 		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench")
 		if err != nil {
 			return nil, err
