@@ -26,12 +26,14 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("bench: say which benchmark: turn, api, search, locomo, locomo-loss or mnemos")
+		return fmt.Errorf("bench: say which benchmark: turn, api, load, search, locomo, locomo-loss or mnemos")
 	}
 	switch args[0] {
 	case "turn":
 	case "api":
 		return runBenchAPI(ctx, args[1:], stdout, stderr, getenv)
+	case "load":
+		return runBenchLoad(ctx, args[1:], stdout, stderr, getenv)
 	case "search":
 		return runBenchSearch(ctx, args[1:], stdout, stderr, getenv)
 	case "locomo":
@@ -41,7 +43,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	case "mnemos":
 		return runBenchMnemos(ctx, args[1:], stdout, stderr, getenv)
 	default:
-		return fmt.Errorf("bench: unknown benchmark %q: say turn, api, search, locomo, locomo-loss or mnemos", args[0])
+		return fmt.Errorf("bench: unknown benchmark %q: say turn, api, load, search, locomo, locomo-loss or mnemos", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
