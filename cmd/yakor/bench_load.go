@@ -122,6 +122,9 @@ type loadReport struct {
 	ServerPeakBytes int64          `json:"server_peak_bytes"`
 	Restart         *restartReport `json:"restart,omitempty"`
 	Check           loadCheck      `json:"check"`
+	// Jobs are the post-turn jobs the run's turns enqueued, by kind, and
+	// how far the server's workers got with them by the end.
+	Jobs []jobCount `json:"jobs"`
 }
 
 // restartReport is what the PostgreSQL restart took.
@@ -239,8 +242,10 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 	for i := range convs {
 		wg.Go(func() { errs[i] = client.converse(ctx, convs[i], opts.Turns, onTurn) })
 	}
+	stopProgress := progress(stderr, &done, total)
 	wg.Wait()
 	took := time.Since(start)
+	stopProgress()
 	if opts.Restart {
 		if done.Load() < restartAt {
 			close(trigger)
@@ -263,6 +268,11 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 		}
 	}
 	rep.Check = checkLoad(ctx, client, srv, convs)
+	if jobs, jerr := postTurnJobs(ctx, srv.dbURL, start); jerr != nil {
+		fmt.Fprintf(stderr, "bench load: count the post-turn jobs: %v\n", jerr)
+	} else {
+		rep.Jobs = jobs
+	}
 	if !rep.ok() {
 		err = errors.Join(err, fmt.Errorf("bench load: %d problems, first: %s", rep.Check.ProblemCount, rep.Check.Problems[0]))
 	}
@@ -297,6 +307,9 @@ func printLoadReport(w io.Writer, rep loadReport) error {
 		row("PostgreSQL restart", "%s, after %d turns: stopped in %.0f ms, accepting connections %.0f ms later, yakor ready %.0f ms after that; first successful send %.0f ms after the stop began",
 			r.Mode, r.AtTurn, r.StopMs, r.StartMs, r.ReadyMs, r.RecoverMs)
 	}
+	for _, j := range rep.Jobs {
+		row("post-turn jobs "+j.Kind, "%d done, %d waiting at the end, %d failed", j.Done, j.Waiting, j.Failed)
+	}
 	c := rep.Check
 	row("checked", "%d threads, %d messages through the API and in the database", c.Threads, c.Messages)
 	row("lost / duplicated / out of order", "%d / %d / %d", c.Lost, c.Duplicated, c.OutOfOrder)
@@ -308,4 +321,24 @@ func printLoadReport(w io.Writer, rep loadReport) error {
 		fmt.Fprintf(w, "\n%d problems:\n  %s\n", c.ProblemCount, strings.Join(c.Problems, "\n  "))
 	}
 	return nil
+}
+
+// progress prints the turns done every 20 s until stopped.
+func progress(w io.Writer, done *atomic.Int64, total int) (stop func()) {
+	t := time.NewTicker(20 * time.Second)
+	quit := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "bench load: %d of %d turns done\n", done.Load(), total)
+			}
+		}
+	}()
+	return func() {
+		t.Stop()
+		close(quit)
+	}
 }

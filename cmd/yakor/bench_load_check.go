@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -235,4 +236,37 @@ WHERE tenant_id = $1 AND thread_id = $2`
 		return t, err
 	})
 	return msgs, turns, err
+}
+
+// jobCount is one kind of post-turn job the run enqueued: done
+// (completed), waiting (available, scheduled, retryable or running) and
+// failed (discarded or cancelled) at the end.
+type jobCount struct {
+	Kind    string `json:"kind"`
+	Done    int    `json:"done"`
+	Waiting int    `json:"waiting"`
+	Failed  int    `json:"failed"`
+}
+
+// postTurnJobs counts the job queue's jobs enqueued since start, by kind.
+func postTurnJobs(ctx context.Context, dbURL string, since time.Time) ([]jobCount, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	const q = `SELECT kind,
+    count(*) FILTER (WHERE state = 'completed'),
+    count(*) FILTER (WHERE state IN ('available', 'scheduled', 'retryable', 'running', 'pending')),
+    count(*) FILTER (WHERE state IN ('discarded', 'cancelled'))
+FROM river_job WHERE created_at >= $1 GROUP BY kind ORDER BY kind`
+	rows, err := conn.Query(ctx, q, since)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobCount, error) {
+		var j jobCount
+		err := r.Scan(&j.Kind, &j.Done, &j.Waiting, &j.Failed)
+		return j, err
+	})
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"yakor/postgres/cluster"
 )
 
@@ -52,18 +54,49 @@ func startLoadServer(ctx context.Context, o loadOptions, stderr io.Writer) (*loa
 		if err != nil {
 			return nil, err
 		}
-		s.clusterOpts = cluster.Options{Dir: o.BenchDir, BinDir: o.PGBin, User: o.PGUser, Settings: o.PGSettings, Logger: log}
+		s.clusterOpts = cluster.Options{Dir: o.BenchDir, BinDir: o.PGBin, User: o.PGUser, Settings: o.PGSettings, Database: loadDatabase, Logger: log}
 		cl, err := cluster.Start(ctx, s.clusterOpts)
 		if err != nil {
 			return nil, fmt.Errorf("bench load: private PostgreSQL in %s: %w", o.BenchDir, err)
 		}
 		s.cluster, s.dbURL = cl, cl.URL()
+		if err := recreateDatabase(ctx, s.dbURL); err != nil {
+			s.close(stderr)
+			return nil, fmt.Errorf("bench load: %w", err)
+		}
 	}
 	if err := s.serve(ctx, o); err != nil {
 		s.close(stderr)
 		return nil, err
 	}
 	return s, nil
+}
+
+// loadDatabase is the bench's database in its private cluster, made
+// anew for every run, so that no run inherits another's threads or job
+// backlog.
+const loadDatabase = "yakor_load"
+
+// recreateDatabase drops the database of url and creates it empty.
+func recreateDatabase(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return err
+	}
+	name := pgx.Identifier{cfg.Database}.Sanitize()
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("recreate the database: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop the last run's database: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return fmt.Errorf("create the database: %w", err)
+	}
+	return nil
 }
 
 // serve runs the server and waits until /readyz says ready.
