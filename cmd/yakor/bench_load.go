@@ -134,7 +134,8 @@ type restartReport struct {
 	StopMs    float64 `json:"stop_ms"`    // until the server had exited
 	StartMs   float64 `json:"start_ms"`   // until it accepted connections again
 	ReadyMs   float64 `json:"ready_ms"`   // from then until yakor's /readyz said ready
-	RecoverMs float64 `json:"recover_ms"` // from the stop until the next successful send
+	RecoverMs float64 `json:"recover_ms"` // from the stop until the first retried send succeeded
+	Error     string  `json:"error,omitempty"`
 }
 
 // ok reports whether the run kept every message exactly once, in order.
@@ -221,11 +222,13 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 				return
 			}
 			rr, err := srv.restartPostgres(ctx, opts.RestartMode, stderr)
-			if err != nil {
-				fmt.Fprintf(stderr, "bench load: restart PostgreSQL: %v\n", err)
+			if rr == nil {
+				rr = &restartReport{Mode: opts.RestartMode}
 			}
-			if rr != nil {
-				rr.AtTurn = at
+			rr.AtTurn = at
+			if err != nil {
+				rr.Error = err.Error()
+				fmt.Fprintf(stderr, "bench load: restart PostgreSQL: %v\n", err)
 			}
 			restarted <- rr
 		}()
@@ -251,8 +254,11 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 			close(trigger)
 		}
 		rep.Restart = <-restarted
-		if rep.Restart == nil {
-			err = errors.Join(err, errors.New("bench load: PostgreSQL was not restarted"))
+		switch {
+		case rep.Restart == nil:
+			err = errors.Join(err, errors.New("bench load: PostgreSQL was not restarted: the run ended first"))
+		case rep.Restart.Error != "":
+			err = errors.Join(err, fmt.Errorf("bench load: restart PostgreSQL: %s", rep.Restart.Error))
 		}
 	}
 	client.stats.fill(&rep)
