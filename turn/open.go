@@ -3,8 +3,6 @@ package turn
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +38,12 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 		err = postgres.Wrap("send: store the message", err) // the transaction's own begin or commit
 	}
 	if err != nil {
+		if turnID != "" && yakor.ErrorCode(err) == yakor.EUNAVAILABLE {
+			// The commit may have reached the database before the
+			// connection broke: its turn is failed, should it exist.
+			e.keep(scope, Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Status: StatusFailed, Error: yakor.ErrorMessage(err),
+				Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}})
+		}
 		return history.Message{}, "", Outcome{}, false, err
 	}
 	return userMsg, turnID, replayed, done, nil
@@ -60,6 +64,12 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 		}
 		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil
 	}
+	if k, ok := e.unrecorded.get(prev.ID); ok {
+		// This engine ran the turn and knows it failed: its failure is
+		// recorded now and the message answered again.
+		_, err := finish(ctx, tx, k.scope, k.tr)
+		return Outcome{}, false, err
+	}
 	if gone, err := abandon(ctx, tx, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
 		return Outcome{}, false, err
 	}
@@ -68,8 +78,8 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 
 // fail records the turn as failed with the reason and returns cause. When
 // the database does not take the record (its disk full or read-only, or
-// gone), the engine keeps it and records it before the next turn starts
-// (recordUnrecorded), so that no failed turn stays running.
+// gone), the engine keeps it and records it as soon as the database takes
+// it (keep), so that no failed turn stays running.
 func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error) error {
 	tr.Status = StatusFailed
 	tr.Error = yakor.ErrorMessage(cause)
@@ -80,64 +90,11 @@ func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error)
 	// Recorded whatever became of the request, in the turn's tenant.
 	ctx, cancel := context.WithTimeout(scope.Context(context.Background()), 10*time.Second)
 	defer cancel()
-	if err := finish(ctx, e.pool, scope, tr); err != nil {
-		e.log.ErrorContext(ctx, "record failed turn; it is recorded before the next turn", "turn", tr.ID, "err", err)
-		e.unrecorded.add(scope, tr, e.log)
+	if _, err := finish(ctx, e.pool, scope, tr); err != nil {
+		e.log.ErrorContext(ctx, "record failed turn; it is recorded once the database takes it", "turn", tr.ID, "err", err)
+		e.keep(scope, tr)
 	}
 	e.metrics.observe(tr)
 	e.log.WarnContext(ctx, "turn failed", "turn", tr.ID, "thread", tr.ThreadID, "err", cause)
 	return cause
-}
-
-// maxUnrecorded bounds the failed turns kept for recording; past it the
-// oldest is dropped (and stays running until a resend abandons it).
-const maxUnrecorded = 1000
-
-// unrecorded are failed turns whose failure the database did not take.
-type unrecorded struct {
-	mu    sync.Mutex
-	turns []unrecordedTurn
-}
-
-type unrecordedTurn struct {
-	scope yakor.Scope
-	tr    Trace
-}
-
-func (u *unrecorded) add(scope yakor.Scope, tr Trace, log *slog.Logger) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.turns) == maxUnrecorded {
-		log.Warn("too many failed turns not recorded; the oldest stays running until its message is sent again", "turn", u.turns[0].tr.ID)
-		u.turns = u.turns[1:]
-	}
-	u.turns = append(u.turns, unrecordedTurn{scope: scope, tr: tr})
-}
-
-// take removes and returns the kept turns.
-func (u *unrecorded) take() []unrecordedTurn {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	t := u.turns
-	u.turns = nil
-	return t
-}
-
-// recordUnrecorded records the failed turns the database did not take
-// before, stopping at the first it still refuses (keeping that one and the
-// rest for the next turn).
-func (e *Engine) recordUnrecorded(ctx context.Context) {
-	kept := e.unrecorded.take()
-	for i, k := range kept {
-		rctx, cancel := context.WithTimeout(k.scope.Context(context.WithoutCancel(ctx)), 5*time.Second)
-		err := finish(rctx, e.pool, k.scope, k.tr)
-		cancel()
-		if err != nil {
-			for _, k := range kept[i:] {
-				e.unrecorded.add(k.scope, k.tr, e.log)
-			}
-			return
-		}
-		e.log.InfoContext(ctx, "recorded a failed turn the database had refused", "turn", k.tr.ID)
-	}
 }
