@@ -51,7 +51,7 @@ type loadTurn struct {
 // database: each message sent is there once, in the order sent, with
 // exactly one reply after it, as acknowledged; every turn ended, and each
 // message has one turn that answered it with that reply.
-func checkLoad(ctx context.Context, client *loadClient, srv *loadServer, convs []*conversation) loadCheck {
+func checkLoad(ctx context.Context, client *loadClient, srv *loadServer, convs []*loadConv) loadCheck {
 	var c loadCheck
 	c.Threads = len(convs)
 	conn, err := pgx.Connect(ctx, srv.dbURL)
@@ -102,7 +102,7 @@ func (a *counts) add(b counts) {
 // checkThread checks one view (where) of a conversation's thread: its
 // messages, oldest first. Summaries, which compaction adds beside the
 // messages, are passed over.
-func checkThread(c *loadCheck, where string, conv *conversation, msgs []loadMessage) counts {
+func checkThread(c *loadCheck, where string, conv *loadConv, msgs []loadMessage) counts {
 	var n counts
 	index := make(map[string]int, len(conv.sent))
 	for i, t := range conv.sent {
@@ -175,7 +175,7 @@ func checkThread(c *loadCheck, where string, conv *conversation, msgs []loadMess
 
 // checkTurns checks the thread's turns: none left running, and each
 // message answered by one turn, whose reply is the one stored after it.
-func checkTurns(c *loadCheck, conv *conversation, msgs []loadMessage, turns []loadTurn) {
+func checkTurns(c *loadCheck, conv *loadConv, msgs []loadMessage, turns []loadTurn) {
 	ok := map[int64][]loadTurn{}
 	for _, t := range turns {
 		switch t.status {

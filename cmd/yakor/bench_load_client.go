@@ -41,8 +41,8 @@ func newLoadClient(url string, o loadOptions) *loadClient {
 		run: "load-" + hex.EncodeToString(id[:])}
 }
 
-// conversation is one thread of the run and what was sent in it.
-type conversation struct {
+// loadConv is one thread of the run and what was sent in it.
+type loadConv struct {
 	index  int
 	thread string
 	sent   []sentTurn
@@ -76,8 +76,8 @@ type loadMessage struct {
 }
 
 // threads creates n threads, one per conversation.
-func (c *loadClient) threads(ctx context.Context, n int) ([]*conversation, error) {
-	convs := make([]*conversation, n)
+func (c *loadClient) threads(ctx context.Context, n int) ([]*loadConv, error) {
+	convs := make([]*loadConv, n)
 	for i := range convs {
 		status, body, _, err := c.do(ctx, "POST", "/api/v1/threads", []byte(fmt.Sprintf(`{"title":"bench load %d"}`, i)))
 		if err == nil && status != http.StatusCreated {
@@ -90,14 +90,14 @@ func (c *loadClient) threads(ctx context.Context, n int) ([]*conversation, error
 		if err != nil {
 			return nil, fmt.Errorf("bench load: create thread: %w", err)
 		}
-		convs[i] = &conversation{index: i, thread: th.ID}
+		convs[i] = &loadConv{index: i, thread: th.ID}
 	}
 	return convs, nil
 }
 
 // converse runs the conversation's turns one after another, calling onTurn
 // after each answered one.
-func (c *loadClient) converse(ctx context.Context, conv *conversation, turns int, onTurn func()) error {
+func (c *loadClient) converse(ctx context.Context, conv *loadConv, turns int, onTurn func()) error {
 	rng := mrand.New(mrand.NewPCG(uint64(conv.index), 13))
 	for i := range turns {
 		t := sentTurn{clientID: fmt.Sprintf("%s-c%d-t%d", c.run, conv.index, i), content: fmt.Sprintf("[%d.%d] %s", conv.index, i, benchText(rng))}
