@@ -19,6 +19,7 @@ import (
 // stored again: its stored answer is returned (done), or ECONFLICT while
 // another turn answers it, or it is answered now when its turn failed.
 func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg history.Message, turnID string, replayed Outcome, done bool, err error) {
+	var recorded *unrecordedTurn // a kept failure this transaction records
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		var created bool
 		var err error
@@ -27,7 +28,7 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 			return fmt.Errorf("send: %w", err)
 		}
 		if !created {
-			if replayed, done, err = e.replay(ctx, tx, scope, userMsg); done || err != nil {
+			if replayed, done, recorded, err = e.replay(ctx, tx, scope, userMsg); done || err != nil {
 				return err
 			}
 		}
@@ -46,34 +47,40 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 		}
 		return history.Message{}, "", Outcome{}, false, err
 	}
+	if recorded != nil {
+		e.unrecorded.remove(*recorded)
+	}
 	return userMsg, turnID, replayed, done, nil
 }
 
 // replay answers a resent message: with the stored reply when it was
 // answered, ECONFLICT while another turn is answering it, or done=false
 // when it should be answered now (its earlier turn failed or died).
-func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (Outcome, bool, error) {
+func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (out Outcome, done bool, recorded *unrecordedTurn, err error) {
 	prev, ok, err := answered(ctx, tx, scope, userMsg.ID)
 	if err != nil || !ok {
-		return Outcome{}, false, err
+		return Outcome{}, false, nil, err
 	}
 	if prev.Status == StatusOK {
 		reply, err := e.history.WithTx(tx).FindMessage(ctx, scope, prev.ReplyMessageID)
 		if err != nil {
-			return Outcome{}, true, fmt.Errorf("replay: %w", err)
+			return Outcome{}, true, nil, fmt.Errorf("replay: %w", err)
 		}
-		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil
+		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil, nil
 	}
 	if k, ok := e.unrecorded.get(prev.ID); ok {
 		// This engine ran the turn and knows it failed: its failure is
-		// recorded now and the message answered again.
-		_, err := finish(ctx, tx, k.scope, k.tr)
-		return Outcome{}, false, err
+		// recorded now and the message answered again; the engine
+		// forgets it once the transaction commits.
+		if _, err := finish(ctx, tx, k.scope, k.tr); err != nil {
+			return Outcome{}, false, nil, err
+		}
+		return Outcome{}, false, &k, nil
 	}
 	if gone, err := abandon(ctx, tx, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
-		return Outcome{}, false, err
+		return Outcome{}, false, nil, err
 	}
-	return Outcome{}, true, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
+	return Outcome{}, true, nil, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
 }
 
 // fail records the turn as failed with the reason and returns cause. When

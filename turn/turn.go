@@ -259,7 +259,6 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, err
 	}
-	e.recordUnrecorded(ctx)
 	userMsg, turnID, replayed, done, err := e.open(ctx, scope, in)
 	if err != nil || done {
 		return replayed, err
