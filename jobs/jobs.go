@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"yakor"
+	"yakor/postgres"
 	"yakor/turn"
 )
 
@@ -229,7 +230,7 @@ func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Sc
 		return nil
 	}
 	if _, err := c.river.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("enqueue post-turn jobs: %w", err)
+		return postgres.Wrap("enqueue post-turn jobs", err)
 	}
 	return nil
 }

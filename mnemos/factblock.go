@@ -80,12 +80,17 @@ func (s *Store) FactsBlock(ctx context.Context, scope yakor.Scope, lang string) 
 }
 
 // MarkUsed records that facts went into a prompt: the caps evict the least
-// recently used first.
+// recently used first. It never waits for a row: one locked by another
+// transaction (a fact extraction updating it, another turn marking it) is
+// left unmarked this time. Waiting deadlocked under load (40P01: a turn's
+// mark against an extraction updating the same facts in another order).
 func (s *Store) MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := s.db.Exec(ctx, `UPDATE facts SET last_used_at = now(), used = used + 1 WHERE tenant_id = $1 AND user_id = $2 AND id = ANY($3)`,
-		scope.TenantID, scope.UserID, ids)
+	const q = `UPDATE facts f SET last_used_at = now(), used = f.used + 1
+FROM (SELECT id FROM facts WHERE tenant_id = $1 AND user_id = $2 AND id = ANY($3) ORDER BY id FOR UPDATE SKIP LOCKED) AS l
+WHERE f.tenant_id = $1 AND f.id = l.id`
+	_, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, ids)
 	return postgres.Wrap("mark facts used", err)
 }

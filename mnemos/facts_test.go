@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"yakor"
 	"yakor/history"
@@ -188,4 +189,54 @@ func mustProject(t *testing.T, f *messagesFixture, scope yakor.Scope, name strin
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestMarkUsedNeverWaits: marking facts used skips a fact another
+// transaction holds (an extraction updating it) rather than waiting for it:
+// waiting deadlocked turns against extractions under load.
+func TestMarkUsedNeverWaits(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	store := mnemos.NewStore(f.pool, f.space, mnemos.Config{}, pgtest.Logger(t), nil)
+	scope, _ := f.thread(t, f.tenant(t))
+	var ids []int64
+	for _, text := range []string{"The user lives in Kazan.", "The user has two cats."} {
+		fa, err := store.AddFact(ctx, scope, mnemos.FactInput{Scope: mnemos.ScopeUser, Kind: mnemos.KindFact, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, fa.ID)
+	}
+	tx, err := f.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, `UPDATE facts SET confidence = confidence WHERE tenant_id = $1 AND id = $2`, scope.TenantID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := store.MarkUsed(mctx, scope, ids); err != nil {
+		t.Fatalf("mark used with a fact locked: %v", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	used := map[int64]int{}
+	rows, _ := f.pool.Query(ctx, `SELECT id, used FROM facts WHERE tenant_id = $1`, scope.TenantID)
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			t.Fatal(err)
+		}
+		used[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if used[ids[0]] != 0 || used[ids[1]] != 1 {
+		t.Fatalf("used counts %v: want the locked fact %d skipped and %d marked", used, ids[0], ids[1])
+	}
 }

@@ -32,7 +32,8 @@ func Unavailable(err error) bool {
 	}
 	// The server closed the connection mid-query: it crashed (a PANIC,
 	// say on a disk that turned read-only) or was killed.
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	// A connection closed by such an earlier failure refuses what follows.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	var connErr *pgconn.ConnectError

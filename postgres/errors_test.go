@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -78,5 +80,40 @@ func TestWrapStorageServer(t *testing.T) {
 	}
 	if err = postgres.Wrap("create", err); yakor.ErrorCode(err) != yakor.EINTERNAL {
 		t.Fatalf("a missing privilege is %s: %v", yakor.ErrorCode(err), err)
+	}
+}
+
+// TestUnavailable: the ways a database going away shows in an error are
+// unavailable (503, retry), a failing statement or a canceled request is not.
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"refused", &net.OpError{Op: "dial", Net: "unix", Err: syscall.ECONNREFUSED}, true},
+		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, true},
+		{"starting up", &pgconn.PgError{Code: "57P03"}, true},
+		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
+		{"cut off (immediate shutdown)", fmt.Errorf("append message: %w", io.ErrUnexpectedEOF), true},
+		{"connection closed before", fmt.Errorf("finish turn: %w", pgconn.ErrConnClosed), true},
+		{"unique violation", &pgconn.PgError{Code: "23505"}, false},
+		{"deadlock", &pgconn.PgError{Code: "40P01"}, false},
+		{"canceled", fmt.Errorf("query: %w", context.Canceled), false},
+		{"other", errors.New("boom"), false},
+		{"nil", nil, false},
+	} {
+		if got := postgres.Unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: Unavailable = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.err != nil {
+			wantCode := yakor.EINTERNAL
+			if tc.want {
+				wantCode = yakor.EUNAVAILABLE
+			}
+			if code := yakor.ErrorCode(postgres.Wrap("op", tc.err)); code != wantCode {
+				t.Errorf("%s: Wrap's code %q, want %q", tc.name, code, wantCode)
+			}
+		}
 	}
 }

@@ -3,8 +3,6 @@ package turn
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +19,7 @@ import (
 // stored again: its stored answer is returned (done), or ECONFLICT while
 // another turn answers it, or it is answered now when its turn failed.
 func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg history.Message, turnID string, replayed Outcome, done bool, err error) {
+	var recorded *unrecordedTurn // a kept failure this transaction records
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		var created bool
 		var err error
@@ -29,7 +28,7 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 			return fmt.Errorf("send: %w", err)
 		}
 		if !created {
-			if replayed, done, err = e.replay(ctx, tx, scope, userMsg); done || err != nil {
+			if replayed, done, recorded, err = e.replay(ctx, tx, scope, userMsg); done || err != nil {
 				return err
 			}
 		}
@@ -40,7 +39,16 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 		err = postgres.Wrap("send: store the message", err) // the transaction's own begin or commit
 	}
 	if err != nil {
+		if turnID != "" && yakor.ErrorCode(err) == yakor.EUNAVAILABLE {
+			// The commit may have reached the database before the
+			// connection broke: its turn is failed, should it exist.
+			e.keep(scope, Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Status: StatusFailed, Error: yakor.ErrorMessage(err),
+				Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}})
+		}
 		return history.Message{}, "", Outcome{}, false, err
+	}
+	if recorded != nil {
+		e.unrecorded.remove(*recorded)
 	}
 	return userMsg, turnID, replayed, done, nil
 }
@@ -48,28 +56,37 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 // replay answers a resent message: with the stored reply when it was
 // answered, ECONFLICT while another turn is answering it, or done=false
 // when it should be answered now (its earlier turn failed or died).
-func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (Outcome, bool, error) {
+func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (out Outcome, done bool, recorded *unrecordedTurn, err error) {
 	prev, ok, err := answered(ctx, tx, scope, userMsg.ID)
 	if err != nil || !ok {
-		return Outcome{}, false, err
+		return Outcome{}, false, nil, err
 	}
 	if prev.Status == StatusOK {
 		reply, err := e.history.WithTx(tx).FindMessage(ctx, scope, prev.ReplyMessageID)
 		if err != nil {
-			return Outcome{}, true, fmt.Errorf("replay: %w", err)
+			return Outcome{}, true, nil, fmt.Errorf("replay: %w", err)
 		}
-		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil
+		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil, nil
+	}
+	if k, ok := e.unrecorded.get(prev.ID); ok {
+		// This engine ran the turn and knows it failed: its failure is
+		// recorded now and the message answered again; the engine
+		// forgets it once the transaction commits.
+		if _, err := finish(ctx, tx, k.scope, k.tr); err != nil {
+			return Outcome{}, false, nil, err
+		}
+		return Outcome{}, false, &k, nil
 	}
 	if gone, err := abandon(ctx, tx, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
-		return Outcome{}, false, err
+		return Outcome{}, false, nil, err
 	}
-	return Outcome{}, true, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
+	return Outcome{}, true, nil, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
 }
 
 // fail records the turn as failed with the reason and returns cause. When
 // the database does not take the record (its disk full or read-only, or
-// gone), the engine keeps it and records it before the next turn starts
-// (recordUnrecorded), so that no failed turn stays running.
+// gone), the engine keeps it and records it as soon as the database takes
+// it (keep), so that no failed turn stays running.
 func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error) error {
 	tr.Status = StatusFailed
 	tr.Error = yakor.ErrorMessage(cause)
@@ -80,64 +97,11 @@ func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error)
 	// Recorded whatever became of the request, in the turn's tenant.
 	ctx, cancel := context.WithTimeout(scope.Context(context.Background()), 10*time.Second)
 	defer cancel()
-	if err := finish(ctx, e.pool, scope, tr); err != nil {
-		e.log.ErrorContext(ctx, "record failed turn; it is recorded before the next turn", "turn", tr.ID, "err", err)
-		e.unrecorded.add(scope, tr, e.log)
+	if _, err := finish(ctx, e.pool, scope, tr); err != nil {
+		e.log.ErrorContext(ctx, "record failed turn; it is recorded once the database takes it", "turn", tr.ID, "err", err)
+		e.keep(scope, tr)
 	}
 	e.metrics.observe(tr)
 	e.log.WarnContext(ctx, "turn failed", "turn", tr.ID, "thread", tr.ThreadID, "err", cause)
 	return cause
-}
-
-// maxUnrecorded bounds the failed turns kept for recording; past it the
-// oldest is dropped (and stays running until a resend abandons it).
-const maxUnrecorded = 1000
-
-// unrecorded are failed turns whose failure the database did not take.
-type unrecorded struct {
-	mu    sync.Mutex
-	turns []unrecordedTurn
-}
-
-type unrecordedTurn struct {
-	scope yakor.Scope
-	tr    Trace
-}
-
-func (u *unrecorded) add(scope yakor.Scope, tr Trace, log *slog.Logger) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.turns) == maxUnrecorded {
-		log.Warn("too many failed turns not recorded; the oldest stays running until its message is sent again", "turn", u.turns[0].tr.ID)
-		u.turns = u.turns[1:]
-	}
-	u.turns = append(u.turns, unrecordedTurn{scope: scope, tr: tr})
-}
-
-// take removes and returns the kept turns.
-func (u *unrecorded) take() []unrecordedTurn {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	t := u.turns
-	u.turns = nil
-	return t
-}
-
-// recordUnrecorded records the failed turns the database did not take
-// before, stopping at the first it still refuses (keeping that one and the
-// rest for the next turn).
-func (e *Engine) recordUnrecorded(ctx context.Context) {
-	kept := e.unrecorded.take()
-	for i, k := range kept {
-		rctx, cancel := context.WithTimeout(k.scope.Context(context.WithoutCancel(ctx)), 5*time.Second)
-		err := finish(rctx, e.pool, k.scope, k.tr)
-		cancel()
-		if err != nil {
-			for _, k := range kept[i:] {
-				e.unrecorded.add(k.scope, k.tr, e.log)
-			}
-			return
-		}
-		e.log.InfoContext(ctx, "recorded a failed turn the database had refused", "turn", k.tr.ID)
-	}
 }

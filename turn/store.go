@@ -136,23 +136,26 @@ WHERE status = 'running'`
 	return tag.RowsAffected(), nil
 }
 
-// finish records the turn's end: its reply (0 when it failed), layers,
-// timings and error.
-func finish(ctx context.Context, db history.DB, scope yakor.Scope, tr Trace) error {
+// finish records the end of the running turn tr.ID: its reply (0 when it
+// failed), layers, timings and error. ended is false when the turn was not
+// running (it ended before, or was taken for abandoned), and then nothing
+// is written: a failure recorded twice changes nothing, and a reply never
+// ends a turn another one has replaced.
+func finish(ctx context.Context, db history.DB, scope yakor.Scope, tr Trace) (ended bool, err error) {
 	layers, err := json.Marshal(stripText(tr.Layers))
 	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
+		return false, fmt.Errorf("finish turn: %w", err)
 	}
 	timings, err := json.Marshal(tr.Timings)
 	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
+		return false, fmt.Errorf("finish turn: %w", err)
 	}
 	if tr.Searches == nil {
 		tr.Searches = []SearchTrace{}
 	}
 	searches, err := json.Marshal(tr.Searches)
 	if err != nil {
-		return fmt.Errorf("finish turn: %w", err)
+		return false, fmt.Errorf("finish turn: %w", err)
 	}
 	var reply *int64
 	if tr.ReplyMessageID != 0 {
@@ -160,12 +163,12 @@ func finish(ctx context.Context, db history.DB, scope yakor.Scope, tr Trace) err
 	}
 	const q = `UPDATE turns SET status = $3, error = $4, reply_message_id = $5, layers = $6, timings = $7,
 prompt_chars = $8, provider = $9, model = $10, searches = $11, finished_at = now()
-WHERE tenant_id = $1 AND id = $2`
-	_, err = db.Exec(ctx, q, scope.TenantID, tr.ID, tr.Status, tr.Error, reply, layers, timings, tr.PromptChars, tr.Provider, tr.Model, searches)
+WHERE tenant_id = $1 AND id = $2 AND status = 'running'`
+	tag, err := db.Exec(ctx, q, scope.TenantID, tr.ID, tr.Status, tr.Error, reply, layers, timings, tr.PromptChars, tr.Provider, tr.Model, searches)
 	if err != nil {
-		return postgres.Wrap("finish turn", err)
+		return false, postgres.Wrap("finish turn", err)
 	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }
 
 // stripText drops the layers' text: the trace keeps sizes and message ids,

@@ -20,6 +20,7 @@ import (
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
+	"yakor/postgres"
 	"yakor/search"
 )
 
@@ -258,7 +259,6 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, err
 	}
-	e.recordUnrecorded(ctx)
 	userMsg, turnID, replayed, done, err := e.open(ctx, scope, in)
 	if err != nil || done {
 		return replayed, err
@@ -329,10 +329,20 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 		tr.Timings["store"] = ms(time.Since(storeStart))
 		tr.Timings["total"] = ms(time.Since(start))
 		tr.Timings["memory"] = tr.Timings["total"] - tr.Timings["model"]
-		return finish(wctx, tx, scope, tr)
+		ended, err := finish(wctx, tx, scope, tr)
+		if err == nil && !ended {
+			// A resend took the turn for abandoned and answers it anew.
+			err = yakor.Errorf(yakor.ECONFLICT, "this message was answered again while this reply was written; this reply is not stored")
+		}
+		return err
 	})
 	if err != nil {
-		return Outcome{}, e.fail(scope, tr, start, fmt.Errorf("store reply: %w", err))
+		if yakor.ErrorCode(err) == yakor.EINTERNAL {
+			err = postgres.Wrap("store reply", err) // a database lost mid-transaction is 503
+		} else {
+			err = fmt.Errorf("store reply: %w", err)
+		}
+		return Outcome{}, e.fail(scope, tr, start, err)
 	}
 	e.metrics.observe(tr)
 	if e.memory != nil {

@@ -51,6 +51,11 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if errors.As(err, &maxErr) {
 		status = http.StatusRequestEntityTooLarge
 	}
+	if status == http.StatusServiceUnavailable && c.Writer.Header().Get("Retry-After") == "" {
+		// The database (or another dependency) is away: most outages a
+		// client sees are a restart or a failover of a few seconds.
+		c.Header("Retry-After", "1")
+	}
 	render(c, status, err)
 }
 

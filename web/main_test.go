@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -237,6 +238,33 @@ func newFakeOpenAI(tb testing.TB, handle func(w http.ResponseWriter, r *http.Req
 	}))
 	tb.Cleanup(f.Close)
 	return f
+}
+
+// requestLog keeps the decoded JSON bodies of the requests a fake model
+// server was sent, for a test to look at what each pass asked.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []map[string]any
+}
+
+// record reads r's body, keeps it decoded and returns it.
+func (l *requestLog) record(r *http.Request) map[string]any {
+	var req map[string]any
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req)
+	l.mu.Lock()
+	l.reqs = append(l.reqs, req)
+	l.mu.Unlock()
+	return req
+}
+
+// take returns the requests kept so far and forgets them.
+func (l *requestLog) take() []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.reqs
+	l.reqs = nil
+	return r
 }
 
 func (f *fakeOpenAI) model() *llm.OpenAI {

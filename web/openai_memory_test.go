@@ -1,12 +1,9 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,17 +20,9 @@ import (
 // client; a model failure after the thread is known is OpenAI-shaped and
 // names the thread, in a stream too.
 func TestChatCompletionsMemory(t *testing.T) {
-	var (
-		mu       sync.Mutex
-		requests []map[string]any
-	)
+	var requests requestLog
 	fake := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		var req map[string]any
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &req)
-		mu.Lock()
-		requests = append(requests, req)
-		mu.Unlock()
+		req := requests.record(r)
 		msgs := req["messages"].([]any)
 		last := fmt.Sprint(msgs[len(msgs)-1].(map[string]any)["content"])
 		switch {
@@ -71,9 +60,7 @@ func TestChatCompletionsMemory(t *testing.T) {
 	for i := range 4 {
 		ask(fmt.Sprintf("%d %s", i, strings.Repeat("filler about chairs ", 5)), nil).completion(t)
 	}
-	mu.Lock()
-	requests = nil
-	mu.Unlock()
+	requests.take()
 	sampling := map[string]any{"temperature": 0.25, "top_p": 0.5, "max_tokens": 77, "stop": []string{"END"}, "seed": 3,
 		"presence_penalty": 0.125, "frequency_penalty": -0.5}
 	r := ask("What did the oak table cost?", sampling)
@@ -87,9 +74,7 @@ func TestChatCompletionsMemory(t *testing.T) {
 	if !c.Usage.Estimated {
 		t.Fatalf("usage %+v: the search pass was cut before the server counted tokens", c.Usage)
 	}
-	mu.Lock()
-	passes := requests
-	mu.Unlock()
+	passes := requests.take()
 	if len(passes) != 2 {
 		t.Fatalf("%d model calls, want a search pass and an answer", len(passes))
 	}

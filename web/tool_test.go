@@ -1,12 +1,9 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"yakor/turn"
@@ -15,17 +12,9 @@ import (
 // TestSearchTool: with SearchTool on, a model server that calls tools gets
 // search_history offered, calls it, and sees the hits as the tool's result.
 func TestSearchTool(t *testing.T) {
-	var (
-		mu       sync.Mutex
-		requests []map[string]any
-	)
+	var requests requestLog
 	fake := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		var req map[string]any
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &req)
-		mu.Lock()
-		requests = append(requests, req)
-		mu.Unlock()
+		req := requests.record(r)
 		msgs := req["messages"].([]any)
 		last := msgs[len(msgs)-1].(map[string]any)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -60,9 +49,8 @@ func TestSearchTool(t *testing.T) {
 	if r.Reply.Content != "The oak table was 48200." {
 		t.Fatalf("reply %q", r.Reply.Content)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	first, second := requests[len(requests)-2], requests[len(requests)-1]
+	reqs := requests.take()
+	first, second := reqs[len(reqs)-2], reqs[len(reqs)-1]
 	tools, _ := first["tools"].([]any)
 	if len(tools) != 1 || !strings.Contains(fmt.Sprint(tools[0]), "search_history") {
 		t.Fatalf("tools offered: %v", first["tools"])

@@ -27,12 +27,14 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("bench: say which benchmark: all, turn, api, search, prompt, locomo, locomo-loss or mnemos")
+		return fmt.Errorf("bench: say which benchmark: all, turn, api, load, search, prompt, locomo, locomo-loss or mnemos")
 	}
 	switch args[0] {
 	case "turn":
 	case "api":
 		return runBenchAPI(ctx, args[1:], stdout, stderr, getenv)
+	case "load":
+		return runBenchLoad(ctx, args[1:], stdout, stderr, getenv)
 	case "search":
 		return runBenchSearch(ctx, args[1:], stdout, stderr, getenv)
 	case "locomo":
@@ -46,7 +48,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	case "all":
 		return runBenchAll(ctx, args[1:], stdout, stderr, getenv)
 	default:
-		return fmt.Errorf("bench: unknown benchmark %q: say all, turn, api, search, prompt, locomo, locomo-loss or mnemos", args[0])
+		return fmt.Errorf("bench: unknown benchmark %q: say all, turn, api, load, search, prompt, locomo, locomo-loss or mnemos", args[0])
 	}
 	fs := newFlagSet("bench turn", stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")

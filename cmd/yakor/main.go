@@ -11,6 +11,7 @@
 //	yakor bench all [--quick]                              measure everything in docs/benchmarks.md and write it
 //	yakor bench turn [--messages 1000,100000]              measure the memory layer's cost per turn
 //	yakor bench api [--turns 300]                          measure the OpenAI-compatible path's cost over the native API
+//	yakor bench load [--conversations 200 --turns 50]      load a served yakor over HTTP; --restart-postgres midway
 package main
 
 import (
@@ -36,6 +37,7 @@ usage:
   yakor bench all [flags]    run every benchmark and write docs/benchmarks.md (+ .json, prompt-size.png)
   yakor bench turn [flags]   measure the per-turn cost of the memory layer
   yakor bench api [flags]    measure what the OpenAI-compatible endpoint adds to a turn over the native API
+  yakor bench load [flags]   run many conversations at once against a served yakor, checking nothing is lost (--restart-postgres: with a database restart midway)
   yakor help                 this text; 'yakor serve -h' lists every setting
 `
 

@@ -118,10 +118,21 @@ func (s *server) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
+// call sends a JSON request to the server and decodes its answer into out
+// (when not nil); it returns the status.
 func (s *server) call(t *testing.T, method, path, body string, out any) int {
+	t.Helper()
+	return s.callKey(t, "", method, path, body, out)
+}
+
+// callKey is call with an API key ("" sends none).
+func (s *server) callKey(t *testing.T, key, method, path, body string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, "http://"+s.addr+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

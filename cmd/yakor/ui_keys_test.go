@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,28 +11,6 @@ import (
 
 	"yakor/postgres/pgtest"
 )
-
-// callKey is server.call with an API key ("" sends none).
-func (s *server) callKey(t *testing.T, key, method, path, body string, out any) int {
-	t.Helper()
-	req, _ := http.NewRequest(method, "http://"+s.addr+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: %q: %v", method, path, b, err)
-		}
-	}
-	return resp.StatusCode
-}
 
 // TestBrowserKeys drives the web chat on a server that has API keys. The
 // operator makes the first one through the API while the server still

@@ -130,10 +130,11 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.click(tid("confirm-ok"))
 	p.waitJS("the fact gone", fmt.Sprintf(`!document.querySelector('%s')`, item), uiWait)
 
-	// Feedback: a thumb up shows as chosen.
+	// Feedback: a thumb up shows as chosen at once, and as busy until the
+	// server has stored it (the next send recalls what it routed).
 	up := "#m-" + question + " " + tid("thumb-up")
 	p.click(up)
-	p.waitJS("the thumb chosen", fmt.Sprintf(`document.querySelector('%s').getAttribute('aria-pressed') === 'true'`, up), uiWait)
+	p.waitJS("the thumb chosen and stored", fmt.Sprintf(`(b => b.getAttribute('aria-pressed') === 'true' && b.getAttribute('aria-busy') === 'false')(document.querySelector('%s'))`, up), uiWait)
 
 	// The liked answer becomes an example that enters the next similar prompt.
 	p.send("What did the oak board cost again?", false)

@@ -86,24 +86,24 @@ func NewError(status int, message, param, code string) ErrorResponse {
 	return ErrorResponse{Error: b}
 }
 
-// kind is the error type and default code OpenAI gives a status.
+// kinds are the error type and default code OpenAI gives a status.
+var kinds = map[int]struct{ typ, code string }{
+	http.StatusUnauthorized:          {"authentication_error", "invalid_api_key"},
+	http.StatusForbidden:             {"permission_error", ""},
+	http.StatusNotFound:              {"invalid_request_error", "not_found"},
+	http.StatusConflict:              {"invalid_request_error", "conflict"},
+	http.StatusRequestEntityTooLarge: {"invalid_request_error", "request_too_large"},
+	http.StatusTooManyRequests:       {"rate_limit_error", "rate_limit_exceeded"},
+	http.StatusGatewayTimeout:        {"server_error", "timeout"},
+}
+
+// kind is the error type and default code OpenAI gives a status: from
+// kinds, else server_error for a 5xx and invalid_request_error otherwise.
 func kind(status int) (typ, code string) {
-	switch {
-	case status == http.StatusUnauthorized:
-		return "authentication_error", "invalid_api_key"
-	case status == http.StatusForbidden:
-		return "permission_error", ""
-	case status == http.StatusNotFound:
-		return "invalid_request_error", "not_found"
-	case status == http.StatusConflict:
-		return "invalid_request_error", "conflict"
-	case status == http.StatusRequestEntityTooLarge:
-		return "invalid_request_error", "request_too_large"
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error", "rate_limit_exceeded"
-	case status == http.StatusGatewayTimeout:
-		return "server_error", "timeout"
-	case status >= 500:
+	if k, ok := kinds[status]; ok {
+		return k.typ, k.code
+	}
+	if status >= 500 {
 		return "server_error", ""
 	}
 	return "invalid_request_error", ""

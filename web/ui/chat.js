@@ -319,9 +319,10 @@ function fillFoot(foot, m) {
   if (!searches && tr && tr.searches) searches = tr.searches.map((s) => ({ query: s.query, hits: s.hit_ids || [] }));
   if (searches && searches.length) foot.append(h('div', { class: 'chips' }, searches.map(liveChip)));
   const thumb = state.thumbs.get(m.id);
+  const saving = state.feedbackSaving.has(m.id);
   const thumbBtn = (kind) => h('button', {
     type: 'button', class: 'icon-button thumb' + (thumb === kind ? ' on' : ''), 'data-testid': 'thumb-' + kind,
-    'aria-pressed': String(thumb === kind), 'aria-label': t(kind === 'up' ? 'chat.thumbUp' : 'chat.thumbDown'),
+    'aria-pressed': String(thumb === kind), 'aria-busy': String(saving && thumb === kind), 'aria-label': t(kind === 'up' ? 'chat.thumbUp' : 'chat.thumbDown'),
     title: t(kind === 'up' ? 'chat.thumbUp' : 'chat.thumbDown'), onclick: () => feedback(m, kind),
   }, icon('thumb', kind === 'down' ? 'flip' : ''));
   const actions = h('div', { class: 'msg-actions' },
@@ -345,6 +346,7 @@ async function feedback(m, thumb) {
   const prev = state.thumbs.get(m.id);
   state.thumbs.set(m.id, thumb);
   state.feedbackErrors.delete(m.id);
+  state.feedbackSaving.add(m.id);
   updateReplyFoot(m.id);
   try {
     await api.post(`/messages/${enc(m.id)}/feedback`, { thumb });
@@ -352,8 +354,10 @@ async function feedback(m, thumb) {
     if (prev) state.thumbs.set(m.id, prev);
     else state.thumbs.delete(m.id);
     state.feedbackErrors.set(m.id, t('chat.feedbackFailed') + ' ' + describe(err));
-    updateReplyFoot(m.id);
     return;
+  } finally {
+    state.feedbackSaving.delete(m.id);
+    updateReplyFoot(m.id);
   }
   emit('feedback', m.id);
   if (m.turn_id) getTrace(m.turn_id, true).catch(() => {});

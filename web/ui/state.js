@@ -20,6 +20,7 @@ export const state = {
   traces: new Map(), // turn id → trace
   thumbs: new Map(), // reply id → "up" | "down"
   feedbackErrors: new Map(), // reply id → error text
+  feedbackSaving: new Set(), // reply ids whose thumb is being stored
   selectedReplyId: null, // the reply the inspector and "in this reply's prompt" show
   panel: 'memory', // memory | inspector
 };
