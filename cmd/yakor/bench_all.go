@@ -30,6 +30,7 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
 	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
+	binary := fs.String("binary", "", "the yakor binary the throughput section serves under load (default: this one)")
 	cfg, err := parseConfig(fs, args, getenv)
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	}
 	defer db.close(log)
 	e := &allEnv{db: db, cfg: cfg, log: log, stderr: &lockedWriter{w: stderr}, scale: scale, quick: *quick, fresh: *fresh,
-		data: lossResolve(*dataPath), dir: filepath.Dir(*out), private: db.cluster != nil}
+		data: lossResolve(*dataPath), dir: filepath.Dir(*out), private: db.cluster != nil, binary: *binary}
 	rep := allReport{Quick: *quick, Machine: machineFacts(ctx, db)}
 	if rep.Sections, err = runSections(ctx, e, sections); err != nil {
 		return err
@@ -117,6 +118,7 @@ func allSections() []allSection {
 		// The search corpora load first: the biggest one's trigram index
 		// is the run's longest build.
 		{key: "search", title: "History search latency", timed: true, load: allSearchLoad},
+		{key: "load", title: "Throughput and peak memory under load", timed: true, run: allLoad},
 		{key: "prompt", title: "Prompt size over a long conversation", run: allPrompt},
 		{key: "locomo", title: "LoCoMo evidence recall, every layer on", run: allLocomo},
 	}
@@ -300,6 +302,7 @@ type allEnv struct {
 	data    string        // locomo10.json
 	dir     string        // the report's folder
 	private bool          // the benchmark runs its own cluster
+	binary  string        // the yakor binary the load section serves ("": this one)
 }
 
 // allScale is how big each section's run is.
@@ -313,6 +316,10 @@ type allScale struct {
 	PromptEvery    int   `json:"prompt_every"`
 	Conversations  int   `json:"conversations"` // 0: all
 	ProbeExchanges int   `json:"probe_exchanges"`
+	// LoadConversations run LoadTurns turns each, all at once, for the
+	// throughput section.
+	LoadConversations int `json:"load_conversations"`
+	LoadTurns         int `json:"load_turns"`
 }
 
 var (
@@ -320,11 +327,13 @@ var (
 		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
 		SearchSizes: []int{1_000_000, 10_000_000}, SearchBig: 100_000, Queries: 500,
 		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600,
+		LoadConversations: 200, LoadTurns: 10,
 	}
 	allQuick = allScale{
 		TurnSizes: []int{100, 2_000}, Turns: 20,
 		SearchSizes: []int{5_000}, SearchBig: 1_000, Queries: 40,
 		PromptTurns: 60, PromptEvery: 20, Conversations: 1, ProbeExchanges: 40,
+		LoadConversations: 4, LoadTurns: 3,
 	}
 )
 

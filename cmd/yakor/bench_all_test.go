@@ -26,7 +26,8 @@ func TestBenchAllQuick(t *testing.T) {
 	t.Cleanup(func() { dropSiblings(t, url, name) })
 	out := filepath.Join(t.TempDir(), "docs", "benchmarks.md")
 	var stdout, stderr bytes.Buffer
-	args := []string{"bench", "all", "--quick", "--out", out, "--database-url", url, "--data", filepath.Join("testdata", "locomo-quick.json")}
+	args := []string{"bench", "all", "--quick", "--out", out, "--database-url", url, "--data", filepath.Join("testdata", "locomo-quick.json"),
+		"--binary", yakorBin, "--bench-dir", t.TempDir()}
 	if err := run(context.Background(), args, &stdout, &stderr, func(string) string { return "" }); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -36,7 +37,7 @@ func TestBenchAllQuick(t *testing.T) {
 	}
 	md := string(raw)
 	want := []string{"# Yakor benchmarks", "A quick run", "| CPU | ", "| PostgreSQL | ", "## Summary", "| figure | value | measured with |",
-		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "LoCoMo evidence recall", "LoCoMo's messages in order as the user's messages",
+		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "Throughput, 4 conversations at once", "Server peak memory under that load", "LoCoMo evidence recall", "LoCoMo's messages in order as the user's messages",
 		"![Prompt size against turn number](prompt-size.png)", "## Reproducing", "bin/yakor bench all"}
 	for i, s := range allSections() {
 		want = append(want, "## "+string(rune('1'+i))+". "+s.title)
@@ -85,6 +86,15 @@ func TestBenchAllQuick(t *testing.T) {
 		if len(s.Figures) == 0 || len(s.Reproduce) == 0 || len(s.Result) == 0 || string(s.Result) == "null" {
 			t.Errorf("section %s: %d figures, %d commands, result %.80s", k, len(s.Figures), len(s.Reproduce), s.Result)
 		}
+	}
+	// The throughput section served the real binary and checked every
+	// thread of its run.
+	var load loadReport
+	if err := json.Unmarshal(rep.Sections["load"].Result, &load); err != nil {
+		t.Fatal(err)
+	}
+	if c := load.Check; load.Turns != 4*3 || load.TurnsPerSecond <= 0 || load.ServerPeakBytes == 0 || c.Threads != 4 || c.Lost+c.Duplicated+c.OutOfOrder+c.ProblemCount != 0 {
+		t.Errorf("load section: %d turns, %.1f turns/s, peak %d bytes, check %+v", load.Turns, load.TurnsPerSecond, load.ServerPeakBytes, c)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(out), promptChartFile)); err != nil {
 		t.Error(err)
