@@ -327,7 +327,7 @@ var (
 		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
 		SearchSizes: []int{1_000_000, 10_000_000}, SearchBig: 100_000, Queries: 500,
 		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600,
-		LoadConversations: 200, LoadTurns: 10,
+		LoadConversations: 200, LoadTurns: 25,
 	}
 	allQuick = allScale{
 		TurnSizes: []int{100, 2_000}, Turns: 20,
