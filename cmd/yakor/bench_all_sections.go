@@ -198,7 +198,7 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 			Detail: fmt.Sprintf("%d queries each", r.Queries)})
 	}
 	b.WriteString("\nLoading (COPY, one stream per core; the secondary indexes built after the rows, two at a time; then VACUUM (FREEZE, ANALYZE)). " +
-		"The corpora load one after another, the biggest first, each one's index builds going on beside the next one's COPY, with at most one CPU-heavy step (a COPY stream, an index build, a vacuum, an untimed section) per core: an index's time is its build, the indexes' end to end includes waiting for a core.\n\n")
+		"The corpora load one after another, the biggest first, each one's index builds going on beside the next one's COPY, with at most one CPU-heavy step (a COPY stream, an index build, a vacuum, an untimed section) per core: an index's time is its build alone, while COPY and the indexes' end to end include waiting for a core.\n\n")
 	b.WriteString("| messages | COPY | indexes (end to end) | of which the trigram index | vacuum | total | database size |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
 		l, earlier := r.Load, ""
@@ -236,9 +236,9 @@ func searchBudgetNote(e *allEnv, rs []searchResult) string {
 		when = "an earlier run"
 	}
 	return fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then two GIN indexes, which PostgreSQL %s builds on one core each (no parallel GIN builds before PostgreSQL 18). "+
-		"Loading %s messages took %s %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): most of a run from an empty bench folder. "+
+		"Loading %s messages took %s in %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): most of a run from an empty bench folder. "+
 		"A loaded corpus is kept in the bench folder and reused by later runs; `--search-messages 1000000` leaves out the biggest one.",
-		e.machinePG(), groupThousands(l.Messages), when, minutes(l.Load.TotalSeconds), l.Load.CopySeconds, l.Load.indexSeconds("trgm"))
+		e.machinePG(), groupThousands(l.Messages), minutes(l.Load.TotalSeconds), when, l.Load.CopySeconds, l.Load.indexSeconds("trgm"))
 }
 
 // allPrompt measures the prompt's size over a long conversation and draws
