@@ -188,7 +188,7 @@ func allMarkdown(rep allReport, e *allEnv) string {
 	b.WriteString("Every figure above comes from one command, which starts its own PostgreSQL in `./.yakor-bench` (or uses `DATABASE_URL`), loads what it needs and writes this page, its JSON and the chart:\n\n")
 	b.WriteString("```\nmake build\nbin/yakor bench all                 # docs/benchmarks.md, docs/benchmarks.json, docs/prompt-size.png\n")
 	b.WriteString("bin/yakor bench all --quick         # every section at a small scale (under a minute)\n")
-	b.WriteString("bin/yakor bench all --search-messages 1000000   # search at 1,000,000 messages only: no 10,000,000-message load\n```\n\n")
+	b.WriteString("bin/yakor bench all --search-messages 1000000,10000000   # search at 10,000,000 messages too: about 25 minutes more, once\n```\n\n")
 	b.WriteString("The loaded corpora (the turn benchmark's threads, the search benchmark's messages) are kept as databases of their own in the bench folder and reused by the next run of the same size (`--fresh` loads them again); the turns run on a copy, so the corpus stays as loaded. " +
 		"The LoCoMo data is read from `../shared/bench/locomo/locomo10.json` (`--data`).\n")
 	return b.String()
