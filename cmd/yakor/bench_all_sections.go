@@ -237,7 +237,7 @@ func searchBudgetNote(e *allEnv, rs []searchResult) string {
 		when = "an earlier run"
 	}
 	return fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then two GIN indexes, which PostgreSQL %s builds on one core each (no parallel GIN builds before PostgreSQL 18). "+
-		"Loading %s messages took %s in %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): most of a run from an empty bench folder. "+
+		"Loading %s messages took %s in %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): alone more than the whole report's 20-minute budget on this machine. "+
 		"A loaded corpus is kept in the bench folder and reused by later runs; the default run measures 1,000,000 messages only, `--search-messages 1000000,10000000` adds 10,000,000.",
 		e.machinePG(), groupThousands(l.Messages), minutes(l.Load.TotalSeconds), when, l.Load.CopySeconds, l.Load.indexSeconds("trgm"))
 }
