@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -52,5 +51,5 @@ func allLoad(ctx context.Context, e *allEnv) (allPart, error) {
 		{Figure: "Server peak memory under that load", Value: fmt.Sprintf("%.1f MiB", float64(rep.ServerPeakBytes)/(1<<20)), Detail: "VmHWM of the yakor serve process"},
 	}
 	return allPart{Figures: figs, Body: b.String(), Result: rep,
-		Reproduce: []string{fmt.Sprintf("bin/yakor bench load --conversations %d --turns %d --bench-dir %s", rep.Conversations, rep.TurnsPerConversation, filepath.Clean(e.cfg.DataDir))}}, nil
+		Reproduce: []string{fmt.Sprintf("bin/yakor bench load --conversations %d --turns %d", rep.Conversations, rep.TurnsPerConversation)}}, nil
 }
