@@ -128,6 +128,16 @@ type Workers struct {
 	Compact  Compactor
 }
 
+// rescueAfter is how long a job may stay running before River takes it
+// for stuck and retries it: its worker died (the instance killed), or
+// River could not record its end while the database was away. It is
+// longer than any post-turn job may run (compaction's 10 minutes), so only
+// a dead job is retried, and far shorter than River's hour, so that a
+// reply's grading after a crash is late by minutes. A research run may go
+// on longer (2 hours); its retry finds it still holding the run's lock and
+// ends (likbez.ErrRunning). Every job is idempotent.
+const rescueAfter = 15 * time.Minute
+
 // Client enqueues and works Yakor's jobs.
 type Client struct {
 	river    *river.Client[pgx.Tx]
@@ -138,7 +148,7 @@ type Client struct {
 
 // New builds a client on pool.
 func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
-	rc := &river.Config{Logger: cfg.Logger}
+	rc := &river.Config{Logger: cfg.Logger, RescueStuckJobsAfter: rescueAfter}
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
