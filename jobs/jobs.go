@@ -11,6 +11,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -80,16 +81,39 @@ type upToArgs interface {
 
 // threadWorker works a job over a thread up to a message by calling work;
 // each domain service it calls is idempotent per message (a cursor per
-// thread, or a unique row per message).
+// thread, or a unique row per message) and takes every message of the
+// thread up to the one named, so a job is covered by a later one of its
+// kind and thread.
 type threadWorker[A upToArgs] struct {
 	river.WorkerDefaults[A]
 	work    func(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 	timeout time.Duration // 0: River's default
+	queue   *pgxpool.Pool // River's tables, to find a later job
 }
 
-// Work calls the service for the job's thread and message, in its tenant.
+// laterJobSQL finds a job of the kind, for the thread and a later message,
+// waiting to run (River's GIN index on args finds the thread's).
+const laterJobSQL = `SELECT EXISTS (SELECT 1 FROM river_job
+WHERE args @> $2::jsonb AND kind = $1 AND state = 'available' AND (args->>'up_to')::bigint > $3)`
+
+// Work calls the service for the job's thread and message, in its tenant,
+// unless a later job of its kind and thread waits to run: that one takes
+// this one's messages too. Behind a backlog (many turns of a thread
+// answered before its jobs run) the thread's messages are then worked in
+// one pass instead of one job each.
 func (w *threadWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	t := job.Args.target()
+	if w.queue != nil {
+		thread, err := json.Marshal(map[string]string{"tenant_id": t.TenantID, "thread_id": t.ThreadID})
+		if err != nil {
+			return err
+		}
+		var later bool
+		// Not finding out is no reason to skip: the job is then worked.
+		if err := w.queue.QueryRow(ctx, laterJobSQL, job.Kind, thread, t.UpTo).Scan(&later); err == nil && later {
+			return nil
+		}
+	}
 	scope := t.Scope()
 	_, err := w.work(scope.Context(ctx), scope, t.UpTo)
 	return err
@@ -153,7 +177,7 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
 		if w.Anchors != nil {
-			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process})
+			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, queue: pool})
 			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Grader != nil {
@@ -161,15 +185,15 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Messages != nil {
-			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread})
+			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, queue: pool})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Facts != nil {
-			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts})
+			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts, queue: pool})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Compact != nil {
-			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute,
+			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, queue: pool,
 				work: func(ctx context.Context, scope yakor.Scope, _ int64) (int, error) {
 					return w.Compact.CompactAll(ctx, scope)
 				}})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
 	"yakor/postgres/pgtest"
@@ -19,6 +20,29 @@ func (c anchorCalls) Process(_ context.Context, _ yakor.Scope, upTo int64) (int,
 	return 0, nil
 }
 
+// newClient is a client with one anchoring worker that calls calls.
+func newClient(t *testing.T, pool *pgxpool.Pool, calls anchorCalls) *Client {
+	t.Helper()
+	c, err := New(pool, Config{Workers: 1, Logger: pgtest.Logger(t)}, Workers{Anchors: calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// start starts c working its queues until the test ends.
+func start(t *testing.T, c *Client) {
+	t.Helper()
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.Stop(ctx)
+	})
+}
+
 // TestStuckJobRescued: a job left running 20 minutes ago (its worker
 // killed, or its end not recorded while the database was away) is taken
 // for stuck and worked again, not after River's default hour.
@@ -26,10 +50,7 @@ func TestStuckJobRescued(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
 	calls := make(anchorCalls, 4)
-	c, err := New(pool, Config{Workers: 1, Logger: pgtest.Logger(t)}, Workers{Anchors: calls})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, pool, calls)
 	args := AnchorArgs{UpTo{Thread: Thread{TenantID: uuid.NewString(), UserID: uuid.NewString(), ThreadID: uuid.NewString()}, UpTo: 42}}
 	res, err := c.river.Insert(ctx, args, nil)
 	if err != nil {
@@ -40,14 +61,7 @@ func TestStuckJobRescued(t *testing.T) {
     attempted_by = ARRAY['dead-instance'] WHERE id = $1`, res.Job.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = c.Stop(sctx)
-	})
+	start(t, c)
 	select {
 	case upTo := <-calls:
 		if upTo != 42 {
@@ -57,5 +71,45 @@ func TestStuckJobRescued(t *testing.T) {
 		var state string
 		_ = pool.QueryRow(ctx, `SELECT state FROM river_job WHERE id = $1`, res.Job.ID).Scan(&state)
 		t.Fatalf("a job stuck running for 20 minutes was not rescued within 45 s (state %s)", state)
+	}
+}
+
+// TestLaterJobCovers: of a thread's anchoring jobs waiting behind one
+// another, only the latest is worked (it takes the earlier ones' messages
+// too); another thread's job is worked as ever.
+func TestLaterJobCovers(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	calls := make(anchorCalls, 8)
+	c := newClient(t, pool, calls)
+	thread := Thread{TenantID: uuid.NewString(), UserID: uuid.NewString(), ThreadID: uuid.NewString()}
+	other := Thread{TenantID: thread.TenantID, UserID: thread.UserID, ThreadID: uuid.NewString()}
+	for _, a := range []AnchorArgs{{UpTo{thread, 10}}, {UpTo{thread, 20}}, {UpTo{thread, 30}}, {UpTo{other, 5}}} {
+		if _, err := c.river.Insert(ctx, a, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, c)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state <> 'completed'`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs not completed after 30 s", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	close(calls)
+	var got []int64
+	for upTo := range calls {
+		got = append(got, upTo)
+	}
+	if len(got) != 2 || got[0] != 30 || got[1] != 5 {
+		t.Fatalf("anchored up to %v, want [30 5]: the thread's latest job, then the other thread's", got)
 	}
 }
