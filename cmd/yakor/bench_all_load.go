@@ -39,7 +39,7 @@ func allLoad(ctx context.Context, e *allEnv) (allPart, error) {
 	fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.0f ms | %.0f ms | %.0f ms | %.1f MiB | %d | %d | %d |\n",
 		groupThousands(rep.Turns), rep.Seconds, rep.TurnsPerSecond, rep.LatencyP50Ms, rep.LatencyP99Ms, rep.LatencyMaxMs, float64(rep.ServerPeakBytes)/(1<<20), c.Lost, c.Duplicated, c.OutOfOrder)
 	if len(rep.Jobs) > 0 {
-		b.WriteString("\nThe post-turn jobs (anchors, facts, compaction, grading) run on the same 2 cores as the turns and fall behind under this load; at the end:\n\n| job | done | waiting | failed |\n|---|---:|---:|---:|\n")
+		b.WriteString("\nThe post-turn jobs (anchors, facts, compaction, grading) run on the same 2 cores as the turns and fall behind under this load (a thread's waiting jobs of one kind are worked in one pass, by the latest of them: the others end at once); at the end:\n\n| job | done | waiting | failed |\n|---|---:|---:|---:|\n")
 		for _, j := range rep.Jobs {
 			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", j.Kind, j.Done, j.Waiting, j.Failed)
 		}
