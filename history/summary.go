@@ -185,6 +185,9 @@ func ParseSummary(text string) (s Summary, ok bool) {
 //     stems (any later assistant message answers an item without keywords).
 //     A promise is never also Resolved.
 //   - ActiveTask: the first sentence of the last user message, else prev's.
+//   - An item (or the active task) that names a day by the day it was said
+//     ("tomorrow", "last Friday", "в пятницу") ends with that day, UTC, and
+//     its weekday: " (said on Fri 2026-11-27)", " (сказано в пт 2026-11-27)".
 //   - Merge: prev's items first, then the new ones, deduplicated (folded,
 //     one's words contained in the other's; the longer stays); prev's pending
 //     items answered by an assistant message of msgs drop out.
@@ -206,17 +209,17 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 		user := m.Role == RoleUser
 		sents := sumSentences(m.Content)
 		if user && len(sents) > 0 {
-			task = sumClip(sents[0], sumItemRunes)
+			task = sumItem(sents[0], m.CreatedAt)
 		}
 		for _, snt := range sents {
 			q := strings.HasSuffix(strings.TrimRight(snt, "\"')»”!.…"), "?")
 			switch {
 			case user && q || sumHas(snt, sumPromiseWords):
 				if !sumAnswered(snt, answers[i+1:]) {
-					pending = append(pending, sumClip(snt, sumItemRunes))
+					pending = append(pending, sumItem(snt, m.CreatedAt))
 				}
 			case !q && sumCarries(snt):
-				resolved = append(resolved, sumClip(snt, sumItemRunes))
+				resolved = append(resolved, sumItem(snt, m.CreatedAt))
 			}
 		}
 	}
@@ -227,7 +230,7 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 	out.Resolved = sumDedupe(nil, prev.Resolved, resolved)
 	var kept []string
 	for _, p := range prev.Pending {
-		if !sumAnswered(p, answers) {
+		if !sumAnswered(Undated(p), answers) {
 			kept = append(kept, p)
 		}
 	}
@@ -240,8 +243,8 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 // [...], "active_task": "..."}), naming the conversation's language (by
 // search.Lang) and, when maxChars > 0, the summary's size limit; and a user
 // message with prev rendered (without its header) and the messages as
-// "role (#id): content" lines ("role (#id, Author): " when the author is
-// known). The lines fit in about 24,000 runes: short messages stay whole,
+// "role (#id): content" lines, with the author and the day (UTC, with its
+// weekday) when known: "role (#id, Author, Fri 2026-11-27): ". The lines fit in about 24,000 runes: short messages stay whole,
 // longer ones are cut to a common length keeping their beginning (2/3) and
 // end (1/3); when even that fails, middle messages are left out with a
 // marker. Temperature 0, MaxTokens 1200.
@@ -264,6 +267,7 @@ Rules:
 - "resolved": what was settled: decisions, answers given, numbers agreed. Keep the previous summary's resolved items unless the new messages change them.
 - "pending": open questions, promised follow-ups, unanswered requests. Drop a previous pending item once the messages answer it, and put the answer in "resolved".
 - "active_task": one sentence on what the user is working on now.
+- Each message line gives the day it was written: write a day named relative to it ("tomorrow", "last Friday", "в пятницу") as the date it means.
 - Drop greetings, thanks and chit-chat.
 - Write in the conversation's language (here: ` + langName + `).` + limit + `
 Answer with strict JSON only, no prose and no other keys:
@@ -289,11 +293,14 @@ func sumFitLines(msgs []Message, budget int) []string {
 	var labels []string
 	var bodies [][]rune
 	for _, m := range msgs {
+		label := fmt.Sprintf("%s (#%d", m.Role, m.ID)
 		if m.Author != "" {
-			labels = append(labels, fmt.Sprintf("%s (#%d, %s): ", m.Role, m.ID, sumOneLine(m.Author)))
-		} else {
-			labels = append(labels, fmt.Sprintf("%s (#%d): ", m.Role, m.ID))
+			label += ", " + sumOneLine(m.Author)
 		}
+		if !m.CreatedAt.IsZero() {
+			label += ", " + m.CreatedAt.UTC().Format("Mon 2006-01-02")
+		}
+		labels = append(labels, label+"): ")
 		bodies = append(bodies, []rune(strings.TrimSpace(m.Content)))
 	}
 	cost := func(c int) (n int) {

@@ -42,6 +42,11 @@ type lossItem struct {
 }
 
 func newLossText(items []string) lossText {
+	// A summary item's stamp (the day it was said) is no evidence.
+	items = slices.Clone(items)
+	for i, it := range items {
+		items[i] = history.Undated(it)
+	}
 	t := lossText{folded: search.Fold(strings.Join(items, "\n"))}
 	for _, it := range items {
 		li := lossItem{folded: search.Fold(it), numbers: map[string]bool{}}
