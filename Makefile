@@ -18,8 +18,9 @@ setup:
 build:
 	$(GO) build -o bin/yakor ./cmd/yakor
 
+# Every benchmark, written to docs/benchmarks.md (ARGS: bench all's flags).
 bench: setup build
-	./bin/yakor bench turn $(ARGS)
+	./bin/yakor bench all $(ARGS)
 
 vet:
 	$(GO) vet ./...

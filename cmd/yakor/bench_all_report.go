@@ -177,7 +177,7 @@ func allMarkdown(rep allReport, e *allEnv) string {
 		p := rep.Sections[k]
 		fmt.Fprintf(&b, "\n## %d. %s\n\n%s", i+1, p.Title, p.Body)
 		if len(p.Reproduce) > 0 {
-			b.WriteString("\nTo measure this section alone (after `make build`):\n\n```\n")
+			b.WriteString("\nTo measure this section alone (after `make bench` once, or `make setup build`):\n\n```\n")
 			for _, c := range p.Reproduce {
 				b.WriteString(c + "\n")
 			}
@@ -185,8 +185,8 @@ func allMarkdown(rep allReport, e *allEnv) string {
 		}
 	}
 	b.WriteString("\n## Reproducing\n\n")
-	b.WriteString("Every figure above comes from one command, which starts its own PostgreSQL in `./.yakor-bench` (or uses `DATABASE_URL`), loads what it needs and writes this page, its JSON and the chart:\n\n")
-	b.WriteString("```\nmake build\nbin/yakor bench all                 # docs/benchmarks.md, docs/benchmarks.json, docs/prompt-size.png\n")
+	b.WriteString("Every figure above comes from one command, which installs what is missing (PostgreSQL, pgvector: `scripts/setup.sh`), builds yakor, starts its own PostgreSQL in `./.yakor-bench` (or uses `DATABASE_URL`), loads what it needs and writes this page, its JSON and the chart:\n\n")
+	b.WriteString("```\nmake bench                          # bin/yakor bench all: docs/benchmarks.md, docs/benchmarks.json, docs/prompt-size.png\n")
 	b.WriteString("bin/yakor bench all --quick         # every section at a small scale (under a minute)\n")
 	b.WriteString("bin/yakor bench all --search-messages 1000000,10000000   # search at 10,000,000 messages too: about 25 minutes more, once\n```\n\n")
 	b.WriteString("The loaded corpora (the turn benchmark's threads, the search benchmark's messages) are kept as databases of their own in the bench folder and reused by the next run of the same size (`--fresh` loads them again); the turns run on a copy, so the corpus stays as loaded. " +
