@@ -11,7 +11,6 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -88,29 +87,27 @@ type threadWorker[A upToArgs] struct {
 	river.WorkerDefaults[A]
 	work    func(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 	timeout time.Duration // 0: River's default
-	queue   *pgxpool.Pool // River's tables, to find a later job
+	db      *pgxpool.Pool // the owner's, to look for a later reply
 }
 
-// laterJobSQL finds a job of the kind, for the thread and a later message,
-// waiting to run (River's GIN index on args finds the thread's).
-const laterJobSQL = `SELECT EXISTS (SELECT 1 FROM river_job
-WHERE args @> $2::jsonb AND kind = $1 AND state = 'available' AND (args->>'up_to')::bigint > $3)`
+// laterReplySQL finds a reply of the thread after a job's message (its
+// reply) by the thread's index of messages.
+const laterReplySQL = `SELECT EXISTS (SELECT 1 FROM messages
+WHERE tenant_id = $1 AND thread_id = $2 AND id > $3 AND role = 'assistant' AND kind = 'message')`
 
 // Work calls the service for the job's thread and message, in its tenant,
-// unless a later job of its kind and thread waits to run: that one takes
-// this one's messages too. Behind a backlog (many turns of a thread
-// answered before its jobs run) the thread's messages are then worked in
-// one pass instead of one job each.
+// unless the thread has a later reply: the transaction that stored it
+// enqueued the later turn's jobs, which take this one's messages too (or
+// did, if they ran already). Behind a backlog (a thread's turns answered
+// before its jobs run) the thread's messages are then worked in one pass
+// instead of one job each. (An instance configured not to enqueue a kind
+// leaves its messages to the thread's next job of that kind.)
 func (w *threadWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	t := job.Args.target()
-	if w.queue != nil {
-		thread, err := json.Marshal(map[string]string{"tenant_id": t.TenantID, "thread_id": t.ThreadID})
-		if err != nil {
-			return err
-		}
+	if w.db != nil {
 		var later bool
 		// Not finding out is no reason to skip: the job is then worked.
-		if err := w.queue.QueryRow(ctx, laterJobSQL, job.Kind, thread, t.UpTo).Scan(&later); err == nil && later {
+		if err := w.db.QueryRow(ctx, laterReplySQL, t.TenantID, t.ThreadID, t.UpTo).Scan(&later); err == nil && later {
 			return nil
 		}
 	}
@@ -177,7 +174,7 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
 		if w.Anchors != nil {
-			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, queue: pool})
+			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, db: pool})
 			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Grader != nil {
@@ -185,15 +182,15 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Messages != nil {
-			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, queue: pool})
+			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, db: pool})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Facts != nil {
-			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts, queue: pool})
+			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts, db: pool})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Compact != nil {
-			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, queue: pool,
+			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, db: pool,
 				work: func(ctx context.Context, scope yakor.Scope, _ int64) (int, error) {
 					return w.Compact.CompactAll(ctx, scope)
 				}})

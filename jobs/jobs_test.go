@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
+	"yakor/account"
+	"yakor/history"
 	"yakor/postgres/pgtest"
 )
 
@@ -75,16 +79,43 @@ func TestStuckJobRescued(t *testing.T) {
 }
 
 // TestLaterJobCovers: of a thread's anchoring jobs waiting behind one
-// another, only the latest is worked (it takes the earlier ones' messages
-// too); another thread's job is worked as ever.
+// another, only the latest turn's is worked (it takes the earlier ones'
+// messages too); another thread's job is worked as ever.
 func TestLaterJobCovers(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
+	scope, err := account.NewStore(pool).CreateTenantUser(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := history.NewStore(pool)
+	// turns makes a thread of n turns and returns their replies' ids.
+	turns := func(n int) (yakor.Scope, []int64) {
+		th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: "jobs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := scope.WithThread(th.ID)
+		var replies []int64
+		for i := range n {
+			for _, role := range []string{history.RoleUser, history.RoleAssistant} {
+				m, _, err := hist.Append(ctx, sc, history.NewMessage{Role: role, Content: fmt.Sprintf("%s %d", role, i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if role == history.RoleAssistant {
+					replies = append(replies, m.ID)
+				}
+			}
+		}
+		return sc, replies
+	}
+	sc, replies := turns(3)
+	other, otherReplies := turns(1)
 	calls := make(anchorCalls, 8)
 	c := newClient(t, pool, calls)
-	thread := Thread{TenantID: uuid.NewString(), UserID: uuid.NewString(), ThreadID: uuid.NewString()}
-	other := Thread{TenantID: thread.TenantID, UserID: thread.UserID, ThreadID: uuid.NewString()}
-	for _, a := range []AnchorArgs{{UpTo{thread, 10}}, {UpTo{thread, 20}}, {UpTo{thread, 30}}, {UpTo{other, 5}}} {
+	for _, a := range []AnchorArgs{{UpTo{ThreadOf(sc), replies[0]}}, {UpTo{ThreadOf(sc), replies[1]}}, {UpTo{ThreadOf(sc), replies[2]}},
+		{UpTo{ThreadOf(other), otherReplies[0]}}} {
 		if _, err := c.river.Insert(ctx, a, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +140,7 @@ func TestLaterJobCovers(t *testing.T) {
 	for upTo := range calls {
 		got = append(got, upTo)
 	}
-	if len(got) != 2 || got[0] != 30 || got[1] != 5 {
-		t.Fatalf("anchored up to %v, want [30 5]: the thread's latest job, then the other thread's", got)
+	if want := []int64{replies[2], otherReplies[0]}; !slices.Equal(got, want) {
+		t.Fatalf("anchored up to %v, want %v: the thread's latest turn, then the other thread's", got, want)
 	}
 }
