@@ -239,6 +239,30 @@ func (p *tab) click(sel string) {
 	}
 }
 
+// clickFor clicks sel until the condition want (a JS expression) holds
+// within a second of a click: a click that met other content because a
+// panel redrawn by a job's result (a new anchor, a new fact) moved it
+// between finding the node and clicking its place is made again, as a
+// user would click again.
+func (p *tab) clickFor(sel, what, want string) {
+	p.t.Helper()
+	deadline := time.Now().Add(uiWait)
+	for {
+		p.click(sel)
+		ctx, cancel := context.WithTimeout(p.ctx, 3*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](want,
+			chromedp.WithPollingTimeout(time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.fail("clicking %s did not bring %s (%s): %v\npage text:\n%s", sel, what, want, err, p.text("body"))
+			return
+		}
+	}
+}
+
 func (p *tab) navigate(path string) {
 	p.t.Helper()
 	p.do("open "+path, chromedp.Navigate(p.base+path))

@@ -125,8 +125,7 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.do("edit the fact", chromedp.SetValue(chromedp.CSS(item+" "+tid("fact-edit-input")), "The user's name is Anna Petrova."))
 	p.click(item + " " + tid("fact-save"))
 	p.waitJS("the edited fact", fmt.Sprintf(`(document.querySelector('%s [data-testid=fact-text]') || {}).textContent === "The user's name is Anna Petrova."`, item), uiWait)
-	p.click(item + " " + tid("fact-delete"))
-	p.visible(tid("confirm-dialog"))
+	p.clickFor(item+" "+tid("fact-delete"), "the confirm dialog", `(() => { const d = document.querySelector('[data-testid=confirm-dialog]'); return !!d && d.open; })()`)
 	p.click(tid("confirm-ok"))
 	p.waitJS("the fact gone", fmt.Sprintf(`!document.querySelector('%s')`, item), uiWait)
 
