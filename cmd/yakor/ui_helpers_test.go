@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -261,6 +262,20 @@ func (p *tab) clickFor(sel, what, want string) {
 			return
 		}
 	}
+}
+
+// holdClick presses the mouse on the middle of sel, holds it for hold and
+// releases it there, as a slow click.
+func (p *tab) holdClick(sel string, hold time.Duration) {
+	p.t.Helper()
+	p.visible(sel)
+	at := eval[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; })()`, sel))
+	mouse := func(typ input.DispatchMouseEventType) chromedp.Action[chromedp.Void] {
+		return chromedp.MouseEvent(typ, at[0], at[1], chromedp.ButtonType(input.MouseButtonLeft), chromedp.ClickCount(1))
+	}
+	p.do("press the mouse on "+sel, mouse(chromedp.MousePressed))
+	time.Sleep(hold)
+	p.do("release the mouse on "+sel, mouse(chromedp.MouseReleased))
 }
 
 func (p *tab) navigate(path string) {

@@ -278,6 +278,14 @@ func markdownAndSummary(t *testing.T, s *server, p *tab) {
 	p.click(copyBtn)
 	p.waitJS("the code copied", `document.querySelector('`+copyBtn+`').textContent.includes('Copied')`, 5*time.Second)
 	p.shot("markdown-desktop")
+
+	// A slow click in the memory panel while its polls (after that reply)
+	// redraw it still reaches its button: the redraw waits for the release.
+	p.click(tid("tab-memory"))
+	edit := tid("anchor-item") + " " + tid("anchor-edit")
+	p.holdClick(edit, 2*time.Second)
+	p.waitJS("the anchor's editor", `!!document.querySelector('[data-testid=anchor-topic-input]')`, 5*time.Second)
+	p.click(tid("anchor-cancel"))
 }
 
 // fetchStub replaces the page's fetch of a message send, by window.__stub:

@@ -16,9 +16,24 @@ function fresh(threadId) {
   return { threadId, anchors: [], facts: [], loaded: false, error: '', editing: null, adding: false, result: '', entries: null, entriesFor: null, entriesError: '' };
 }
 
+// pressed is set while a pointer is down in the panel: a poll's redraw
+// waits for its release (and the click it makes), for a node replaced
+// between press and release takes no click.
+let pressed = false;
+let redrawAfterPress = false;
+
 export function initMemory() {
   root = document.getElementById('memory');
   on('feedback', () => guard(refreshMemory)());
+  root.addEventListener('pointerdown', () => { pressed = true; });
+  const release = () => {
+    pressed = false;
+    if (!redrawAfterPress) return;
+    redrawAfterPress = false;
+    setTimeout(() => renderMemory(), 0); // after the click the release makes
+  };
+  window.addEventListener('pointerup', release);
+  window.addEventListener('pointercancel', release);
 }
 
 // schedulePolls refreshes the panel a few times over ~10 s: anchoring,
@@ -93,9 +108,14 @@ function section(title, count, testid, ...children) {
     h('h3', null, title, count !== null ? h('span', { class: 'count' }, String(count)) : null), ...children);
 }
 
-// renderMemory draws the panel; a poll does not redraw over an open editor.
+// renderMemory draws the panel; a poll does not redraw over an open editor,
+// and waits for a pointer pressed in the panel to be released.
 export function renderMemory(force = false) {
   if (!root || (!force && (mem.editing || mem.adding))) return;
+  if (!force && pressed) {
+    redrawAfterPress = true;
+    return;
+  }
   root.replaceChildren();
   if (!state.threadId || state.threadError) {
     root.append(h('p', { class: 'muted', 'data-testid': 'memory-empty' }, t('mem.noThread')));
