@@ -241,10 +241,11 @@ func (p *tab) click(sel string) {
 }
 
 // clickFor clicks sel until the condition want (a JS expression) holds
-// within a second of a click: a click that met other content because a
-// panel redrawn by a job's result (a new anchor, a new fact) moved it
-// between finding the node and clicking its place is made again, as a
-// user would click again.
+// within a second of a click: a click that met other content, because a
+// panel redrawn by a job's result grew above sel (a new anchor) between
+// finding sel's place and pressing there, is made again, as a user would
+// click again. (A redraw between press and release waits: see
+// holdClick's test.)
 func (p *tab) clickFor(sel, what, want string) {
 	p.t.Helper()
 	deadline := time.Now().Add(uiWait)
