@@ -244,10 +244,11 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 // search.Lang) and, when maxChars > 0, the summary's size limit; and a user
 // message with prev rendered (without its header) and the messages as
 // "role (#id): content" lines, with the author and the day (UTC, with its
-// weekday) when known: "role (#id, Author, Fri 2026-11-27): ". The lines fit in about 24,000 runes: short messages stay whole,
-// longer ones are cut to a common length keeping their beginning (2/3) and
-// end (1/3); when even that fails, middle messages are left out with a
-// marker. Temperature 0, MaxTokens 1200.
+// weekday) when known: "role (#id, Author, Fri 2026-11-27): ". The lines
+// fit in about 24,000 runes: short messages stay whole, longer ones are cut
+// to a common length keeping their beginning (2/3) and end (1/3); when even
+// that fails, middle messages are left out with a marker. Temperature 0,
+// MaxTokens 1200.
 func SummaryRequest(prev Summary, msgs []Message, maxChars int) llm.Request {
 	sample := slices.Concat(prev.Resolved, prev.Pending, []string{prev.ActiveTask})
 	for _, m := range msgs {
