@@ -286,6 +286,23 @@ func markdownAndSummary(t *testing.T, s *server, p *tab) {
 	p.holdClick(edit, 2*time.Second)
 	p.waitJS("the anchor's editor", `!!document.querySelector('[data-testid=anchor-topic-input]')`, 5*time.Second)
 	p.click(tid("anchor-cancel"))
+
+	// A poll that finds nothing new leaves the panel as it is (an item
+	// shown in full, the focus); a forced draw redraws it.
+	eval[bool](p, `import('/assets/memory.js').then((m) => { window.__memory = m; }); true`)
+	p.waitJS("the memory module", `!!window.__memory`, 5*time.Second)
+	kept := eval[[]bool](p, `(() => {
+  const m = window.__memory, root = document.getElementById('memory');
+  m.renderMemory(true);
+  const first = root.firstElementChild;
+  m.renderMemory();
+  const kept = root.firstElementChild === first;
+  m.renderMemory(true);
+  return [kept, root.firstElementChild !== first];
+})()`)
+	if !kept[0] || !kept[1] {
+		p.fail("the memory panel: kept when nothing changed %v, redrawn when forced %v", kept[0], kept[1])
+	}
 }
 
 // fetchStub replaces the page's fetch of a message send, by window.__stub:

@@ -3,7 +3,7 @@
 // short-term memory reset.
 import { api, enc, describe } from './api.js';
 import { h, icon, guard, confirmDialog, snippet, toast } from './dom.js';
-import { t, tn } from './i18n.js';
+import { t, tn, getLang } from './i18n.js';
 import { safeHref } from './markdown.js';
 import { state, getTrace, messageById, on, emit } from './state.js';
 import { scrollToMessage, loadMessages } from './chat.js';
@@ -108,14 +108,28 @@ function section(title, count, testid, ...children) {
     h('h3', null, title, count !== null ? h('span', { class: 'count' }, String(count)) : null), ...children);
 }
 
+// drawn is what the panel was last drawn from (drawnFrom).
+let drawn = '';
+
+// drawnFrom is everything the panel is drawn from.
+function drawnFrom() {
+  return JSON.stringify([state.threadId, state.threadError, state.selectedReplyId, state.messages.length, getLang(),
+    mem.threadId, mem.loaded, mem.error, mem.editing, mem.adding, mem.anchors, mem.facts, mem.entries, mem.entriesFor, mem.entriesError, mem.result]);
+}
+
 // renderMemory draws the panel; a poll does not redraw over an open editor,
-// and waits for a pointer pressed in the panel to be released.
+// waits for a pointer pressed in the panel to be released, and leaves the
+// panel as it is (an expanded item, the focus) when nothing it shows
+// changed.
 export function renderMemory(force = false) {
   if (!root || (!force && (mem.editing || mem.adding))) return;
   if (!force && pressed) {
     redrawAfterPress = true;
     return;
   }
+  const from = drawnFrom();
+  if (!force && from === drawn) return;
+  drawn = from;
   root.replaceChildren();
   if (!state.threadId || state.threadError) {
     root.append(h('p', { class: 'muted', 'data-testid': 'memory-empty' }, t('mem.noThread')));
