@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"yakor"
 	"yakor/account"
 	"yakor/history"
@@ -176,19 +178,27 @@ func TestValidateContent(t *testing.T) {
 	}
 }
 
-func TestScopeIsolation(t *testing.T) {
+// mustTwoTenants returns a fresh database's owner pool, a store on it and
+// the scopes of two tenants' users, a and b.
+func mustTwoTenants(tb testing.TB) (*pgxpool.Pool, *history.Store, yakor.Scope, yakor.Scope) {
+	tb.Helper()
 	ctx := context.Background()
-	pool := pgtest.New(t)
+	pool := pgtest.New(tb)
 	accounts := account.NewStore(pool)
 	a, err := accounts.CreateTenantUser(ctx, "a")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	b, err := accounts.CreateTenantUser(ctx, "b")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	s := history.NewStore(pool)
+	return pool, history.NewStore(pool), a, b
+}
+
+func TestScopeIsolation(t *testing.T) {
+	ctx := context.Background()
+	_, s, a, b := mustTwoTenants(t)
 	ta := mustThread(t, s, a)
 	mustAppend(t, s, ta, "secret of a")
 
@@ -212,17 +222,7 @@ func TestScopeIsolation(t *testing.T) {
 // ENOTFOUND, as with Append.
 func TestAppendTo(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.New(t)
-	accounts := account.NewStore(pool)
-	a, err := accounts.CreateTenantUser(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := accounts.CreateTenantUser(ctx, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := history.NewStore(pool)
+	pool, s, a, b := mustTwoTenants(t)
 	scope := mustThread(t, s, a)
 	th, err := s.FindThread(ctx, scope)
 	if err != nil {
