@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"yakor"
 	"yakor/account"
 	"yakor/history"
@@ -176,19 +178,27 @@ func TestValidateContent(t *testing.T) {
 	}
 }
 
-func TestScopeIsolation(t *testing.T) {
+// mustTwoTenants returns a fresh database's owner pool, a store on it and
+// the scopes of two tenants' users, a and b.
+func mustTwoTenants(tb testing.TB) (*pgxpool.Pool, *history.Store, yakor.Scope, yakor.Scope) {
+	tb.Helper()
 	ctx := context.Background()
-	pool := pgtest.New(t)
+	pool := pgtest.New(tb)
 	accounts := account.NewStore(pool)
 	a, err := accounts.CreateTenantUser(ctx, "a")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	b, err := accounts.CreateTenantUser(ctx, "b")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	s := history.NewStore(pool)
+	return pool, history.NewStore(pool), a, b
+}
+
+func TestScopeIsolation(t *testing.T) {
+	ctx := context.Background()
+	_, s, a, b := mustTwoTenants(t)
 	ta := mustThread(t, s, a)
 	mustAppend(t, s, ta, "secret of a")
 
@@ -204,5 +214,43 @@ func TestScopeIsolation(t *testing.T) {
 	}
 	if ts, err := s.FindThreads(ctx, b, history.ThreadFilter{}); err != nil || len(ts) != 0 {
 		t.Fatalf("tenant b sees %d threads, %v", len(ts), err)
+	}
+}
+
+// TestAppendTo: AppendTo appends to the thread found before without finding
+// it again; a thread that is not scope's, or was deleted since, is
+// ENOTFOUND, as with Append.
+func TestAppendTo(t *testing.T) {
+	ctx := context.Background()
+	pool, s, a, b := mustTwoTenants(t)
+	scope := mustThread(t, s, a)
+	th, err := s.FindThread(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nm := history.NewMessage{Role: history.RoleUser, Content: "hello", ClientID: "c-1"}
+	first, created, err := s.AppendTo(ctx, scope, th, nm)
+	if err != nil || !created || first.Content != "hello" || first.ThreadID != th.ID {
+		t.Fatalf("append: %+v created=%v err=%v", first, created, err)
+	}
+	upper := scope.WithThread(strings.ToUpper(th.ID))
+	if again, created, err := s.AppendTo(ctx, upper, th, nm); err != nil || created || again.ID != first.ID {
+		t.Fatalf("append again (thread id in capitals): %+v created=%v err=%v", again, created, err)
+	}
+	if _, _, err := s.AppendTo(ctx, scope, th, history.NewMessage{Role: "nobody", Content: "x"}); yakor.ErrorCode(err) != yakor.EINVALID {
+		t.Fatalf("unknown role: %v", err)
+	}
+	other := mustThread(t, s, a)
+	if _, _, err := s.AppendTo(ctx, other, th, history.NewMessage{Role: history.RoleUser, Content: "x"}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("a thread that is not scope's: %v", err)
+	}
+	if _, _, err := s.AppendTo(ctx, b.WithThread(th.ID), th, history.NewMessage{Role: history.RoleUser, Content: "x"}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("tenant b appending to a's thread: %v", err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM threads WHERE id = $1`, th.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AppendTo(ctx, scope, th, history.NewMessage{Role: history.RoleUser, Content: "x"}); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("a thread deleted since: %v", err)
 	}
 }

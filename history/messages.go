@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
@@ -26,8 +27,39 @@ func scanMessage(r pgx.CollectableRow) (Message, error) {
 // calls too. The content is validated as by ValidateContent (no size limit:
 // the caller applies its own).
 func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m Message, created bool, err error) {
-	if err := ValidateContent(nm.Content, 0); err != nil {
+	nm, err = validNewMessage(nm)
+	if err != nil {
 		return Message{}, false, err
+	}
+	if _, err := s.FindThread(ctx, scope); err != nil {
+		return Message{}, false, err
+	}
+	return s.insert(ctx, scope, nm)
+}
+
+// AppendTo is Append to thread, which FindThread found in scope (the same
+// tenant, user and thread): it does not look the thread up again. A thread
+// deleted since is ENOTFOUND, as with Append.
+func (s *Store) AppendTo(ctx context.Context, scope yakor.Scope, thread Thread, nm NewMessage) (m Message, created bool, err error) {
+	nm, err = validNewMessage(nm)
+	if err != nil {
+		return Message{}, false, err
+	}
+	if id, err := uuid.Parse(scope.ThreadID); err != nil || id.String() != thread.ID {
+		return Message{}, false, errThreadNotFound(scope.ThreadID)
+	}
+	m, created, err = s.insert(ctx, scope, nm)
+	if postgres.IsForeignKeyViolation(err) {
+		// The message's only foreign key is its thread.
+		return Message{}, false, errThreadNotFound(scope.ThreadID)
+	}
+	return m, created, err
+}
+
+// validNewMessage checks nm as Append does and fills in its default kind.
+func validNewMessage(nm NewMessage) (NewMessage, error) {
+	if err := ValidateContent(nm.Content, 0); err != nil {
+		return nm, err
 	}
 	if nm.Kind == "" {
 		nm.Kind = KindMessage
@@ -35,22 +67,22 @@ func (s *Store) Append(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	switch nm.Role {
 	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
 	default:
-		return Message{}, false, yakor.Errorf(yakor.EINVALID, "unknown role %q", nm.Role)
+		return nm, yakor.Errorf(yakor.EINVALID, "unknown role %q", nm.Role)
 	}
 	switch nm.Kind {
 	case KindMessage, KindSummary, KindTool:
 	default:
-		return Message{}, false, yakor.Errorf(yakor.EINVALID, "unknown kind %q", nm.Kind)
+		return nm, yakor.Errorf(yakor.EINVALID, "unknown kind %q", nm.Kind)
 	}
 	if err := ValidText("client_id", nm.ClientID, 200); err != nil {
-		return Message{}, false, err
+		return nm, err
 	}
-	if err := ValidText("author", nm.Author, 200); err != nil {
-		return Message{}, false, err
-	}
-	if _, err := s.FindThread(ctx, scope); err != nil {
-		return Message{}, false, err
-	}
+	return nm, ValidText("author", nm.Author, 200)
+}
+
+// insert appends the valid message nm to scope's thread, or returns the
+// message that holds its client id.
+func (s *Store) insert(ctx context.Context, scope yakor.Scope, nm NewMessage) (m Message, created bool, err error) {
 	var clientID, turnID *string
 	if nm.ClientID != "" {
 		clientID = &nm.ClientID

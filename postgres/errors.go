@@ -46,6 +46,12 @@ func IsUniqueViolation(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
+// IsForeignKeyViolation reports whether err is a foreign_key_violation (23503).
+func IsForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}
+
 // Messages of the EUNAVAILABLE errors Wrap puts in the chain.
 const (
 	MsgUnavailable = "the database is unavailable; try again shortly"

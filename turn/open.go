@@ -16,19 +16,22 @@ import (
 // transaction, so that a send the database refuses (its disk full or
 // read-only, or gone) leaves neither a message without a turn nor a turn
 // without its message. A message sent before (the same client id) is not
-// stored again: its stored answer is returned (done), or ECONFLICT while
+// stored again: its stored answer is returned (Replayed), or ECONFLICT while
 // another turn answers it, or it is answered now when its turn failed.
-func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg history.Message, turnID string, replayed Outcome, done bool, err error) {
+func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
+	e, scope := t.e, t.scope
+	var userMsg history.Message
+	var turnID string
 	var recorded *unrecordedTurn // a kept failure this transaction records
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		var created bool
 		var err error
-		userMsg, created, err = e.history.WithTx(tx).Append(ctx, scope, history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID})
+		userMsg, created, err = e.history.WithTx(tx).AppendTo(ctx, scope, t.thread, history.NewMessage{Role: history.RoleUser, Content: t.in.Content, ClientID: t.in.ClientID})
 		if err != nil {
 			return fmt.Errorf("send: %w", err)
 		}
 		if !created {
-			if replayed, done, recorded, err = e.replay(ctx, tx, scope, userMsg); done || err != nil {
+			if replayed, recorded, err = e.replay(ctx, tx, scope, userMsg); err != nil || replayed.Replayed {
 				return err
 			}
 		}
@@ -42,58 +45,126 @@ func (e *Engine) open(ctx context.Context, scope yakor.Scope, in Input) (userMsg
 		if turnID != "" && yakor.ErrorCode(err) == yakor.EUNAVAILABLE {
 			// The commit may have reached the database before the
 			// connection broke: its turn is failed, should it exist.
-			e.keep(scope, Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Status: StatusFailed, Error: yakor.ErrorMessage(err),
-				Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}})
+			tr := e.trace(scope, turnID, userMsg.ID)
+			tr.Status, tr.Error = StatusFailed, yakor.ErrorMessage(err)
+			e.keep(scope, tr)
 		}
-		return history.Message{}, "", Outcome{}, false, err
+		return Outcome{}, err
 	}
 	if recorded != nil {
 		e.unrecorded.remove(*recorded)
 	}
-	return userMsg, turnID, replayed, done, nil
+	t.userMsg, t.tr = userMsg, e.trace(scope, turnID, userMsg.ID)
+	return replayed, nil
+}
+
+// trace is the record of the running turn turnID, answering userMsg.
+func (e *Engine) trace(scope yakor.Scope, turnID string, userMsg int64) Trace {
+	return Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
 }
 
 // replay answers a resent message: with the stored reply when it was
-// answered, ECONFLICT while another turn is answering it, or done=false
-// when it should be answered now (its earlier turn failed or died).
-func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (out Outcome, done bool, recorded *unrecordedTurn, err error) {
+// answered (Replayed), ECONFLICT while another turn is answering it, or a
+// zero Outcome when it should be answered now (its earlier turn failed or
+// died); recorded is the kept failure it recorded, if any.
+func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (out Outcome, recorded *unrecordedTurn, err error) {
 	prev, ok, err := answered(ctx, tx, scope, userMsg.ID)
 	if err != nil || !ok {
-		return Outcome{}, false, nil, err
+		return Outcome{}, nil, err
 	}
 	if prev.Status == StatusOK {
 		reply, err := e.history.WithTx(tx).FindMessage(ctx, scope, prev.ReplyMessageID)
 		if err != nil {
-			return Outcome{}, true, nil, fmt.Errorf("replay: %w", err)
+			return Outcome{}, nil, fmt.Errorf("replay: %w", err)
 		}
-		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, true, nil, nil
+		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, nil, nil
 	}
 	if k, ok := e.unrecorded.get(prev.ID); ok {
 		// This engine ran the turn and knows it failed: its failure is
 		// recorded now and the message answered again; the engine
 		// forgets it once the transaction commits.
 		if _, err := finish(ctx, tx, k.scope, k.tr); err != nil {
-			return Outcome{}, false, nil, err
+			return Outcome{}, nil, err
 		}
-		return Outcome{}, false, &k, nil
+		return Outcome{}, &k, nil
 	}
 	if gone, err := abandon(ctx, tx, scope, prev.ID, e.cfg.StaleTurnAfter); err != nil || gone {
-		return Outcome{}, false, nil, err
+		return Outcome{}, nil, err
 	}
-	return Outcome{}, true, nil, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
+	return Outcome{}, nil, yakor.Errorf(yakor.ECONFLICT, "a reply to this message is already being written; try again in a moment")
+}
+
+// storeReply writes the reply and the turn's end together (with the
+// post-turn jobs), whatever becomes of the client's request now that the
+// answer exists.
+func (t *turnRun) storeReply(ctx context.Context, text string) (history.Message, error) {
+	e, scope := t.e, t.scope
+	storeStart := time.Now()
+	wctx := context.WithoutCancel(ctx)
+	var reply history.Message
+	err := pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
+		var err error
+		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, history.NewMessage{Role: history.RoleAssistant, Content: text, TurnID: t.tr.ID})
+		if err != nil {
+			return err
+		}
+		if e.jobs != nil {
+			a := AfterTurn{UserMessageID: t.userMsg.ID, ReplyID: reply.ID, Anchor: e.anchors != nil && e.cfg.AnchorMode != AnchorOff}
+			if err := e.jobs.EnqueueAfterTurn(wctx, tx, scope, a); err != nil {
+				return err
+			}
+		}
+		return t.end(wctx, tx, reply.ID, storeStart)
+	})
+	if err != nil {
+		if yakor.ErrorCode(err) == yakor.EINTERNAL {
+			err = postgres.Wrap("store reply", err) // a database lost mid-transaction is 503
+		} else {
+			err = fmt.Errorf("store reply: %w", err)
+		}
+		return history.Message{}, err
+	}
+	return reply, nil
+}
+
+// end records in tx that the turn answered with reply. A resend that took
+// the turn for abandoned meanwhile answers it anew: then it is ECONFLICT.
+func (t *turnRun) end(ctx context.Context, tx pgx.Tx, reply int64, storeStart time.Time) error {
+	tr := &t.tr
+	tr.Status, tr.ReplyMessageID = StatusOK, reply
+	tr.Timings["store"] = ms(time.Since(storeStart))
+	tr.Timings["total"] = ms(time.Since(t.start))
+	tr.Timings["memory"] = tr.Timings["total"] - tr.Timings["model"]
+	ended, err := finish(ctx, tx, t.scope, *tr)
+	if err == nil && !ended {
+		err = yakor.Errorf(yakor.ECONFLICT, "this message was answered again while this reply was written; this reply is not stored")
+	}
+	return err
+}
+
+// markUsed records that the prompt's facts were used. Best effort: a
+// fact's use only orders eviction.
+func (t *turnRun) markUsed(ctx context.Context) {
+	if t.e.memory == nil {
+		return
+	}
+	if err := t.e.memory.MarkUsed(context.WithoutCancel(ctx), t.scope, t.factIDs); err != nil {
+		t.e.log.WarnContext(ctx, "mark facts used", "turn", t.tr.ID, "err", err)
+	}
 }
 
 // fail records the turn as failed with the reason and returns cause. When
 // the database does not take the record (its disk full or read-only, or
 // gone), the engine keeps it and records it as soon as the database takes
 // it (keep), so that no failed turn stays running.
-func (e *Engine) fail(scope yakor.Scope, tr Trace, start time.Time, cause error) error {
+func (t *turnRun) fail(cause error) error {
+	e, scope, tr := t.e, t.scope, t.tr
 	tr.Status = StatusFailed
 	tr.Error = yakor.ErrorMessage(cause)
 	if yakor.ErrorCode(cause) == yakor.EINTERNAL {
 		tr.Error = cause.Error()
 	}
-	tr.Timings["total"] = ms(time.Since(start))
+	tr.Timings["total"] = ms(time.Since(t.start))
 	// Recorded whatever became of the request, in the turn's tenant.
 	ctx, cancel := context.WithTimeout(scope.Context(context.Background()), 10*time.Second)
 	defer cancel()

@@ -1,13 +1,18 @@
 package turn
 
 import (
+	"context"
 	_ "embed"
+	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"yakor"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
+	"yakor/search"
 )
 
 //go:embed system_prompt.txt
@@ -71,6 +76,53 @@ type parts struct {
 	memory       mnemos.Recall
 	memoryBudget int
 	message      string // "" for a preview of the next turn
+}
+
+// promptParts reads what every prompt of scope's thread is assembled from
+// besides the window, the memory and the message: the system prompt, the
+// anchors block and the facts, in lang, and the layers' budgets.
+func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread history.Thread, lang string) (parts, error) {
+	block, err := e.anchorBlock(ctx, scope, lang)
+	if err != nil {
+		return parts{}, err
+	}
+	facts, factIDs, err := e.facts(ctx, scope, lang)
+	if err != nil {
+		return parts{}, err
+	}
+	return parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
+		windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}, nil
+}
+
+// buildPrompt loads the window, the anchors, the facts and the recalled
+// memory for the stored message and assembles the turn's prompt, recording
+// its layers in the trace. With AnchorSync the message is anchored first,
+// so that its own topic is in the prompt.
+func (t *turnRun) buildPrompt(ctx context.Context) error {
+	e, scope, msg := t.e, t.scope, t.userMsg
+	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, msg.ID)
+	if err != nil {
+		return err
+	}
+	t.window, t.lang = window, search.Lang(msg.Content)
+	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
+		start := time.Now()
+		if _, err := e.anchors.Apply(ctx, scope, msg.ID); err != nil {
+			return fmt.Errorf("anchor the message: %w", err)
+		}
+		t.tr.Timings["anchors"] = ms(time.Since(start))
+	}
+	pt, err := e.promptParts(ctx, scope, t.thread, t.lang)
+	if err != nil {
+		return err
+	}
+	pt.window, pt.message = window, msg.Content
+	pt.memory = t.recall(ctx)
+	t.memory, t.factIDs = pt.memory.Text, pt.factIDs
+	t.prompt = assemble(pt)
+	t.tr.Layers, t.tr.PromptChars = t.prompt.Layers, t.prompt.TotalChars()
+	t.tr.Timings["assemble"] = ms(time.Since(t.start))
+	return nil
 }
 
 // assemble builds the prompt from the system prompt, the facts, the

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -20,7 +19,6 @@ import (
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
-	"yakor/postgres"
 	"yakor/search"
 )
 
@@ -251,107 +249,70 @@ type Outcome struct {
 // ECONFLICT (the same message is being answered), EMODEL/ETIMEOUT (the
 // model failed; the turn is recorded as failed), EUNAVAILABLE (database).
 func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(Event) error) (Outcome, error) {
-	start := time.Now()
-	if err := history.ValidateContent(in.Content, e.cfg.MaxMessageChars); err != nil {
+	t, err := e.newRun(ctx, scope, in, fn)
+	if err != nil {
 		return Outcome{}, err
+	}
+	if replayed, err := t.open(ctx); err != nil || replayed.Replayed {
+		return replayed, err
+	}
+	if err := t.buildPrompt(ctx); err != nil {
+		return Outcome{}, t.fail(err)
+	}
+	text, err := t.reply(ctx)
+	if err != nil {
+		return Outcome{}, t.fail(err)
+	}
+	reply, err := t.storeReply(ctx, text)
+	if err != nil {
+		return Outcome{}, t.fail(err)
+	}
+	e.metrics.observe(t.tr)
+	t.markUsed(ctx)
+	return Outcome{UserMessage: t.userMsg, Reply: reply, TurnID: t.tr.ID, Usage: t.use}, nil
+}
+
+// turnRun is one turn in progress: what Send checks, finds, stores and
+// builds once, for its steps to share. Its steps, in order: open (store the
+// message, begin the turn), buildPrompt, reply (the model's passes),
+// storeReply and markUsed; fail ends a turn that failed after open.
+type turnRun struct {
+	e      *Engine
+	scope  yakor.Scope
+	thread history.Thread // found once, at the start
+	in     Input
+	start  time.Time
+	fn     func(Event) error // the caller's; each event is named with the turn
+
+	userMsg history.Message // stored by open
+	tr      Trace           // the turn's record (layers, timings, searches), from open on
+	use     Usage           // what the model calls took
+
+	lang    string            // the conversation's language, from the message
+	window  []history.Message // the prompt's window
+	memory  string            // the prompt's long-term memory block, scrubbed from the reply
+	factIDs []int64           // the facts in the prompt
+	prompt  Prompt
+	found   Layer // the hits of the model's searches, for the trace
+}
+
+// newRun starts a turn: it checks the message and finds the thread, the one
+// time a turn looks it up.
+func (e *Engine) newRun(ctx context.Context, scope yakor.Scope, in Input, fn func(Event) error) (*turnRun, error) {
+	t := &turnRun{e: e, scope: scope, in: in, start: time.Now()}
+	if err := history.ValidateContent(in.Content, e.cfg.MaxMessageChars); err != nil {
+		return nil, err
 	}
 	thread, err := e.history.FindThread(ctx, scope)
 	if err != nil {
-		return Outcome{}, err
+		return nil, err
 	}
-	userMsg, turnID, replayed, done, err := e.open(ctx, scope, in)
-	if err != nil || done {
-		return replayed, err
-	}
-	tr := Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg.ID, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
-	named := func(ev Event) error {
-		ev.TurnID = turnID
+	t.thread = thread
+	t.fn = func(ev Event) error {
+		ev.TurnID = t.tr.ID
 		return fn(ev)
 	}
-	var use Usage
-
-	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, userMsg.ID)
-	if err != nil {
-		return Outcome{}, e.fail(scope, tr, start, err)
-	}
-	lang := search.Lang(userMsg.Content)
-	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
-		t := time.Now()
-		if _, err := e.anchors.Apply(ctx, scope, userMsg.ID); err != nil {
-			return Outcome{}, e.fail(scope, tr, start, fmt.Errorf("anchor the message: %w", err))
-		}
-		tr.Timings["anchors"] = ms(time.Since(t))
-	}
-	block, err := e.anchorBlock(ctx, scope, lang)
-	if err != nil {
-		return Outcome{}, e.fail(scope, tr, start, err)
-	}
-	facts, factIDs, err := e.facts(ctx, scope, lang)
-	if err != nil {
-		return Outcome{}, e.fail(scope, tr, start, err)
-	}
-	memory := e.recall(ctx, scope, userMsg.Content, lang, &tr)
-	prompt := assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
-		window: window, windowBudget: e.cfg.WindowChars, memory: memory, memoryBudget: e.memoryBudget, message: userMsg.Content})
-	tr.Layers, tr.PromptChars = prompt.Layers, prompt.TotalChars()
-	tr.Timings["assemble"] = ms(time.Since(start))
-
-	text, found, err := e.answer(ctx, scope, prompt.Messages, lang, SearchBefore(window, userMsg.ID), memory.Text, in.Sampling, &use, &tr, named)
-	if found.Items > 0 || len(tr.Searches) > 0 {
-		tr.Layers = append(tr.Layers, found)
-		tr.PromptChars += found.Chars
-	}
-	if err != nil {
-		return Outcome{}, e.fail(scope, tr, start, modelError(err))
-	}
-	if strings.TrimSpace(text) == "" {
-		return Outcome{}, e.fail(scope, tr, start, yakor.Errorf(yakor.EMODEL, "the model (%s) returned an empty reply", e.model.Model()))
-	}
-
-	// The reply and the turn's end are written together, whatever becomes
-	// of the client's request now that the answer exists.
-	storeStart := time.Now()
-	wctx := context.WithoutCancel(ctx)
-	var reply history.Message
-	err = pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
-		var err error
-		reply, _, err = e.history.WithTx(tx).Append(wctx, scope, history.NewMessage{Role: history.RoleAssistant, Content: text, TurnID: turnID})
-		if err != nil {
-			return err
-		}
-		if e.jobs != nil {
-			a := AfterTurn{UserMessageID: userMsg.ID, ReplyID: reply.ID, Anchor: e.anchors != nil && e.cfg.AnchorMode != AnchorOff}
-			if err := e.jobs.EnqueueAfterTurn(wctx, tx, scope, a); err != nil {
-				return err
-			}
-		}
-		tr.Status, tr.ReplyMessageID = StatusOK, reply.ID
-		tr.Timings["store"] = ms(time.Since(storeStart))
-		tr.Timings["total"] = ms(time.Since(start))
-		tr.Timings["memory"] = tr.Timings["total"] - tr.Timings["model"]
-		ended, err := finish(wctx, tx, scope, tr)
-		if err == nil && !ended {
-			// A resend took the turn for abandoned and answers it anew.
-			err = yakor.Errorf(yakor.ECONFLICT, "this message was answered again while this reply was written; this reply is not stored")
-		}
-		return err
-	})
-	if err != nil {
-		if yakor.ErrorCode(err) == yakor.EINTERNAL {
-			err = postgres.Wrap("store reply", err) // a database lost mid-transaction is 503
-		} else {
-			err = fmt.Errorf("store reply: %w", err)
-		}
-		return Outcome{}, e.fail(scope, tr, start, err)
-	}
-	e.metrics.observe(tr)
-	if e.memory != nil {
-		// Best effort: a fact's use only orders eviction.
-		if err := e.memory.MarkUsed(wctx, scope, factIDs); err != nil {
-			e.log.WarnContext(ctx, "mark facts used", "turn", turnID, "err", err)
-		}
-	}
-	return Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID, Usage: use}, nil
+	return t, nil
 }
 
 // modelError turns a model failure into a coded error a user can act on.
@@ -387,16 +348,12 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if len(window) > 0 {
 		lang = search.Lang(window[len(window)-1].Content)
 	}
-	block, err := e.anchorBlock(ctx, scope, lang)
+	pt, err := e.promptParts(ctx, scope, thread, lang)
 	if err != nil {
 		return Prompt{}, err
 	}
-	facts, factIDs, err := e.facts(ctx, scope, lang)
-	if err != nil {
-		return Prompt{}, err
-	}
-	return assemble(parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
-		window: window, windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}), nil
+	pt.window = window
+	return assemble(pt), nil
 }
 
 // facts is the facts layer.
@@ -430,21 +387,22 @@ func SearchBefore(window []history.Message, userMsg int64) int64 {
 	return userMsg
 }
 
-// recall calls up the long-term memory for message. Memory helps a turn but
-// is not needed for one: when it fails (an embedding server down), the turn
-// goes on without it, and the trace says why.
-func (e *Engine) recall(ctx context.Context, scope yakor.Scope, message, lang string, tr *Trace) mnemos.Recall {
+// recall calls up the long-term memory for the turn's message. Memory
+// helps a turn but is not needed for one: when it fails (an embedding
+// server down), the turn goes on without it, and the trace says why.
+func (t *turnRun) recall(ctx context.Context) mnemos.Recall {
+	e, tr := t.e, &t.tr
 	if e.memory == nil {
 		return mnemos.Recall{}
 	}
-	r, err := e.memory.Recall(ctx, scope, message, lang)
+	r, err := e.memory.Recall(ctx, t.scope, t.userMsg.Content, t.lang)
 	tr.Timings["memory_recall"] = ms(r.Took)
 	if err != nil {
 		tr.MemoryError = yakor.ErrorMessage(err)
 		if yakor.ErrorCode(err) == yakor.EINTERNAL {
 			tr.MemoryError = err.Error()
 		}
-		e.log.WarnContext(ctx, "long-term memory left out of the prompt", "thread", scope.ThreadID, "err", err)
+		e.log.WarnContext(ctx, "long-term memory left out of the prompt", "thread", t.scope.ThreadID, "err", err)
 		return mnemos.Recall{}
 	}
 	return r
