@@ -187,6 +187,18 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 	return t, nil
 }
 
+// ThreadProject returns the project of scope's thread ("" for the user's
+// default project), or ENOTFOUND when the thread is not the user's.
+func (s *Store) ThreadProject(ctx context.Context, scope yakor.Scope) (string, error) {
+	var project string
+	err := s.db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", errThreadNotFound(scope.ThreadID)
+	}
+	return project, postgres.Wrap("find thread", err)
+}
+
 // ThreadFilter narrows FindThreads.
 type ThreadFilter struct {
 	Limit int    // 0: 100; at most 1000
