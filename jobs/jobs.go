@@ -2,7 +2,7 @@
 // in the same PostgreSQL: a job is enqueued in the transaction that stores
 // the reply, survives a crash, and is retried with backoff. Workers call
 // into the domain packages: anchoring (anchors), grading (sufler), message
-// embeddings, fact extraction (mnemos), compaction (history) and the
+// embeddings (mnemos), fact extraction (facts), compaction (history) and the
 // research job (likbez, also on a schedule), on queues of their own so that
 // a slow helper model never holds up the others. The job queue's tables are
 // River's own. A job over a tenant's data works in that tenant
@@ -186,7 +186,7 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Facts != nil {
-			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts, db: pool})
+			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.Extract, db: pool})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Compact != nil {
