@@ -9,13 +9,15 @@
 // budget; Scrubber takes an echo of that block out of the model's reply.
 // Route turns grades (the grader's, or a user's thumbs, which outrank it)
 // into experiences, research_sufler_fails and research topics,
-// deduplicated by meaning; a retried grade writes nothing twice. Resetter
-// clears a thread's short-term memory or a user's whole memory on their
-// word, asking each layer's owner (anchors, facts, history's summaries).
+// deduplicated by meaning; a retried grade writes nothing twice.
+// TopicQueue is the research job's (likbez) side of the research topics:
+// it claims the due ones and records their status. Resetter clears a
+// thread's short-term memory or a user's whole memory on their word,
+// asking each layer's owner (anchors, facts, history's summaries).
 //
 // MessageIndex keeps message embeddings for the semantic leg of history
 // search. The package owns embed_spaces, experiences, grades,
-// research_topics (research status columns: likbez), research_sufler_fails
-// and message_embeddings (migration 00004_mnemos.sql); it reads messages
-// and threads (history's). Each user's facts are the facts package's.
+// research_topics, research_sufler_fails and message_embeddings (migration
+// 00004_mnemos.sql); it reads messages and threads (history's). Each
+// user's facts are the facts package's.
 package mnemos

@@ -111,7 +111,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	if o.grader != nil {
 		noteHelper = o.grader.(likbez.Completer)
 	}
-	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
+	research := likbez.New(pool, mnemos.NewTopicQueue(pool, svc), source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
 	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: factStore}
 	if o.compact {
 		workers.Compact = history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)

@@ -128,7 +128,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		searcher = searcher.WithSemantic(index)
 		engine = engine.WithSearcher(searcher)
 	}
-	research := newResearch(db.pool, cfg, memory, log, reg).WithTenantDB(db.svc)
+	research := newResearch(db.pool, mnemos.NewTopicQueue(db.pool, db.svc), cfg, memory, log, reg).WithTenantDB(db.svc)
 	workers.Research = research
 	schedule, _ := cfg.researchSchedule()
 	jc := jobs.Config{Workers: cfg.Workers, Logger: log}
@@ -231,10 +231,10 @@ func openAIModel(cfg Config, model string, log *slog.Logger) *llm.OpenAI {
 	})
 }
 
-// newResearch builds the research job: SearXNG (when configured), the
-// guarded page fetcher, the helper model for notes, long-term memory as the
-// index.
-func newResearch(pool *pgxpool.Pool, cfg Config, index likbez.Indexer, log *slog.Logger, reg prometheus.Registerer) *likbez.Service {
+// newResearch builds the research job: the topics' queue, SearXNG (when
+// configured), the guarded page fetcher, the helper model for notes,
+// long-term memory as the index.
+func newResearch(pool *pgxpool.Pool, topics likbez.Topics, cfg Config, index likbez.Indexer, log *slog.Logger, reg prometheus.Registerer) *likbez.Service {
 	var source likbez.Source
 	if cfg.SearXNGURL != "" {
 		source = likbez.NewSearXNG(cfg.SearXNGURL, nil)
@@ -246,7 +246,7 @@ func newResearch(pool *pgxpool.Pool, cfg Config, index likbez.Indexer, log *slog
 	if h := helperOpenAI(cfg, log); h != nil {
 		helper = h
 	}
-	return likbez.New(pool, source, fetch, helper, index, likbez.Config{Results: cfg.ResearchResults}, log, reg)
+	return likbez.New(pool, topics, source, fetch, helper, index, likbez.Config{Results: cfg.ResearchResults}, log, reg)
 }
 
 // embedModel builds the embed role's model.
