@@ -1,9 +1,15 @@
-// Package history owns a thread's messages: the threads and messages tables.
-// It appends messages (once per client id), lists them, and loads the
-// character-limited window of the newest messages that goes into a prompt.
+// Package history owns a thread's messages: the threads, messages and
+// compactions tables. It appends messages (once per client id), lists them,
+// loads the character-limited window of the newest messages that goes into
+// a prompt, and compacts what scrolls out of it into summary rows.
 //
-// Read-only queries of other packages over messages (search) are listed here
-// as they are added.
+// Other packages read messages through the Store (anchors, facts, jobs'
+// check for a later reply, sufler, turn). Two read them in SQL of their
+// own, read-only, as listed readers: search (its ranked search over a
+// thread's messages, and the thread's count and speakers), and
+// mnemos.MessageIndex (the messages without an embedding, and the check of
+// the embeddings it stores and finds against their messages, joined with
+// message_embeddings in the same statements).
 package history
 
 import (

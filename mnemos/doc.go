@@ -18,6 +18,9 @@
 // MessageIndex keeps message embeddings for the semantic leg of history
 // search. The package owns embed_spaces, experiences, grades,
 // research_topics, research_sufler_fails and message_embeddings (migration
-// 00004_mnemos.sql); it reads messages and threads (history's). Each
-// user's facts are the facts package's.
+// 00004_mnemos.sql). MessageIndex reads messages and threads (history's)
+// as history's listed read-only reader: it finds the messages without an
+// embedding and checks the ones it stores and finds against their thread
+// and user in the same statements. Each user's facts are the facts
+// package's.
 package mnemos
