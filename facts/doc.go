@@ -6,8 +6,8 @@
 // Extract reads a thread's new user messages after each turn (a job) and
 // before compaction summarizes them, and asks the helper model for their
 // facts (Request, Parse), or the offline extractor (Offline) when there is
-// none or its answer is unusable. Apply keeps provenance (the messages a
-// fact came from), confidence and validity: a new value of a slot
+// none or its answer is unusable. Each fact keeps its provenance (the
+// messages it came from), confidence and validity: a new value of a slot
 // supersedes the old fact, "forget that…" closes the facts it names, and
 // the caps per scope evict the least recently used. Block renders the facts
 // a thread sees into the head of its prompt within a budget, and MarkUsed
