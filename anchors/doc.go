@@ -20,5 +20,7 @@
 //     the oldest topics first and never the current anchor.
 //
 // The package owns table microgoals, one row per anchor with the message
-// and character position it was set at; its storage is in store.go.
+// and character position it was set at (its storage is in store.go), and
+// anchor_cursors and anchor_decisions (migration 00003_anchors.sql). It
+// reads a thread's messages and speakers through history.
 package anchors

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
+	"yakor/history"
 	"yakor/llm"
 	"yakor/postgres"
 )
@@ -109,27 +110,22 @@ func (s *Service) process(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upT
 	if last >= upTo {
 		return nil, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT id, role, content, chars FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND id <= $5 AND kind = 'message'
-ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
+	hist := history.NewStore(tx)
+	read, err := hist.Between(ctx, scope, last, upTo)
 	if err != nil {
-		return nil, postgres.Wrap("read messages", err)
+		return nil, err
 	}
-	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (message, error) {
-		var m message
-		err := r.Scan(&m.id, &m.role, &m.content, &m.chars)
-		return m, err
-	})
-	if err != nil {
-		return nil, postgres.Wrap("read messages", err)
+	msgs := make([]message, len(read))
+	for i, m := range read {
+		msgs[i] = message{id: m.ID, role: m.Role, content: m.Content, chars: int64(m.Chars)}
 	}
 	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide), false)
 	if err != nil {
 		return nil, err
 	}
-	var authors []string
-	if err := tx.QueryRow(ctx, `SELECT authors FROM threads WHERE tenant_id = $1 AND id = $2`, scope.TenantID, scope.ThreadID).Scan(&authors); err != nil {
-		return nil, postgres.Wrap("thread", err)
+	authors, err := hist.ThreadAuthors(ctx, scope)
+	if err != nil {
+		return nil, err
 	}
 
 	cfg := s.cfg.Decide

@@ -100,10 +100,10 @@ func (s *Store) DeleteSummaries(ctx context.Context, scope yakor.Scope) (int, er
 	return int(tag.RowsAffected()), nil
 }
 
-// Flusher keeps the durable facts of a thread's messages up to a message:
-// compaction calls it before summarizing them.
+// Flusher keeps the durable facts of a thread's messages up to a message
+// (the facts package's Store): compaction calls it before summarizing them.
 type Flusher interface {
-	ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+	Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 }
 
 // Completer is the helper model.
@@ -247,7 +247,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <>
 		return Compacted{Skipped: "it would save little"}, nil
 	}
 	if c.flush != nil {
-		if _, err := c.flush.ExtractFacts(ctx, scope, through); err != nil {
+		if _, err := c.flush.Extract(ctx, scope, through); err != nil {
 			return Compacted{}, fmt.Errorf("compact: flush facts: %w", err)
 		}
 	}

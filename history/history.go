@@ -1,9 +1,15 @@
-// Package history owns a thread's messages: the threads and messages tables.
-// It appends messages (once per client id), lists them, and loads the
-// character-limited window of the newest messages that goes into a prompt.
+// Package history owns a thread's messages: the threads, messages and
+// compactions tables. It appends messages (once per client id), lists them,
+// loads the character-limited window of the newest messages that goes into
+// a prompt, and compacts what scrolls out of it into summary rows.
 //
-// Read-only queries of other packages over messages (search) are listed here
-// as they are added.
+// Other packages read messages through the Store (anchors, facts, jobs'
+// check for a later reply, sufler, turn). Two read them in SQL of their
+// own, read-only, as listed readers: search (its ranked search over a
+// thread's messages, and the thread's count and speakers), and
+// mnemos.MessageIndex (the messages without an embedding, and the check of
+// the embeddings it stores and finds against their messages, joined with
+// message_embeddings in the same statements).
 package history
 
 import (
@@ -185,6 +191,31 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 		return Thread{}, postgres.Wrap("find thread", err)
 	}
 	return t, nil
+}
+
+// ThreadProject returns the project of scope's thread ("" for the user's
+// default project), or ENOTFOUND when the thread is not the user's.
+func (s *Store) ThreadProject(ctx context.Context, scope yakor.Scope) (string, error) {
+	var project string
+	err := s.db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", errThreadNotFound(scope.ThreadID)
+	}
+	return project, postgres.Wrap("find thread", err)
+}
+
+// ThreadAuthors returns the names the authors of scope's thread go by (the
+// anchors' extractor leaves them out of topics), or ENOTFOUND when the
+// thread is not the user's.
+func (s *Store) ThreadAuthors(ctx context.Context, scope yakor.Scope) ([]string, error) {
+	var authors []string
+	err := s.db.QueryRow(ctx, `SELECT authors FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&authors)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errThreadNotFound(scope.ThreadID)
+	}
+	return authors, postgres.Wrap("find thread", err)
 }
 
 // ThreadFilter narrows FindThreads.

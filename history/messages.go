@@ -188,6 +188,35 @@ ORDER BY id LIMIT $5`
 	return msgs, nil
 }
 
+// Between returns scope's thread's conversation messages (kind message: no
+// summary or tool rows) with an id after afterID and up to upTo, oldest
+// first. It does not look the thread up: another thread's, or another
+// user's, has none.
+func (s *Store) Between(ctx context.Context, scope yakor.Scope, afterID, upTo int64) ([]Message, error) {
+	const q = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND id <= $5 AND kind = 'message'
+ORDER BY id`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), afterID, upTo)
+	if err != nil {
+		return nil, postgres.Wrap("read messages", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, postgres.Wrap("read messages", err)
+	}
+	return msgs, nil
+}
+
+// LaterReply reports whether scope's thread has a reply (an assistant's
+// message) after message id.
+func (s *Store) LaterReply(ctx context.Context, scope yakor.Scope, id int64) (bool, error) {
+	const q = `SELECT EXISTS (SELECT 1 FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = 'assistant' AND kind = 'message')`
+	var later bool
+	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), id).Scan(&later)
+	return later, postgres.Wrap("find a later reply", err)
+}
+
 // Window returns the newest whole messages of scope's thread older than
 // beforeID (0: all) whose characters sum to at most budget: it takes
 // messages newest first, stops at the first that does not fit, and returns

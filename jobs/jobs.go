@@ -2,7 +2,7 @@
 // in the same PostgreSQL: a job is enqueued in the transaction that stores
 // the reply, survives a crash, and is retried with backoff. Workers call
 // into the domain packages: anchoring (anchors), grading (sufler), message
-// embeddings, fact extraction (mnemos), compaction (history) and the
+// embeddings (mnemos), fact extraction (facts), compaction (history) and the
 // research job (likbez, also on a schedule), on queues of their own so that
 // a slow helper model never holds up the others. The job queue's tables are
 // River's own. A job over a tenant's data works in that tenant
@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"yakor"
+	"yakor/history"
 	"yakor/postgres"
 	"yakor/turn"
 )
@@ -78,6 +79,12 @@ type upToArgs interface {
 	target() UpTo
 }
 
+// Replies tells whether a thread has a reply after a message: history, on
+// the owner's pool.
+type Replies interface {
+	LaterReply(ctx context.Context, scope yakor.Scope, id int64) (bool, error)
+}
+
 // threadWorker works a job over a thread up to a message by calling work;
 // each domain service it calls is idempotent per message (a cursor per
 // thread, or a unique row per message) and takes every message of the
@@ -87,13 +94,8 @@ type threadWorker[A upToArgs] struct {
 	river.WorkerDefaults[A]
 	work    func(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 	timeout time.Duration // 0: River's default
-	db      *pgxpool.Pool // the owner's, to look for a later reply
+	replies Replies       // nil: every job is worked
 }
-
-// laterReplySQL finds a reply of the thread after a job's message (its
-// reply) by the thread's index of messages.
-const laterReplySQL = `SELECT EXISTS (SELECT 1 FROM messages
-WHERE tenant_id = $1 AND thread_id = $2 AND id > $3 AND role = 'assistant' AND kind = 'message')`
 
 // Work calls the service for the job's thread and message, in its tenant,
 // unless the thread has a later reply: the transaction that stored it
@@ -104,14 +106,13 @@ WHERE tenant_id = $1 AND thread_id = $2 AND id > $3 AND role = 'assistant' AND k
 // leaves its messages to the thread's next job of that kind.)
 func (w *threadWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	t := job.Args.target()
-	if w.db != nil {
-		var later bool
+	scope := t.Scope()
+	if w.replies != nil {
 		// Not finding out is no reason to skip: the job is then worked.
-		if err := w.db.QueryRow(ctx, laterReplySQL, t.TenantID, t.ThreadID, t.UpTo).Scan(&later); err == nil && later {
+		if later, err := w.replies.LaterReply(ctx, scope, t.UpTo); err == nil && later {
 			return nil
 		}
 	}
-	scope := t.Scope()
 	_, err := w.work(scope.Context(ctx), scope, t.UpTo)
 	return err
 }
@@ -170,11 +171,12 @@ type Client struct {
 // New builds a client on pool.
 func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 	rc := &river.Config{Logger: cfg.Logger, RescueStuckJobsAfter: rescueAfter}
+	replies := history.NewStore(pool) // the owner's pool: a job's tenant is not in its context yet
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
 		if w.Anchors != nil {
-			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, db: pool})
+			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, replies: replies})
 			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Grader != nil {
@@ -182,15 +184,15 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Messages != nil {
-			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, db: pool})
+			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, replies: replies})
 			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Facts != nil {
-			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.ExtractFacts, db: pool})
+			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.Extract, replies: replies})
 			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
 		}
 		if w.Compact != nil {
-			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, db: pool,
+			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, replies: replies,
 				work: func(ctx context.Context, scope yakor.Scope, _ int64) (int, error) {
 					return w.Compact.CompactAll(ctx, scope)
 				}})

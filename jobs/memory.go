@@ -65,9 +65,10 @@ func (EmbedArgs) Kind() string { return "embed_messages" }
 // InsertOpts keeps one such job per thread and message.
 func (EmbedArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueEmbeddings) }
 
-// FactExtractor keeps the durable facts of a thread's messages.
+// FactExtractor keeps the durable facts of a thread's messages: the facts
+// package's Store.
 type FactExtractor interface {
-	ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+	Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 }
 
 // Compactor summarizes what is about to scroll out of a thread's window.

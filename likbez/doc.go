@@ -14,6 +14,7 @@
 // a run cut off mid-topic leaves it to the next run, which stores no page
 // twice. Without a source, topics stay pending and the run says so.
 //
-// The package owns research_articles and research_runs, and the research
-// status columns of research_topics (mnemos adds topics and counts fails).
+// The package owns research_articles and research_runs. The topics are
+// mnemos' (research_topics): a run claims them and records their status
+// through its Topics interface (mnemos.TopicQueue).
 package likbez

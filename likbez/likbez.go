@@ -34,6 +34,18 @@ type Completer interface {
 	Complete(ctx context.Context, req llm.Request) (llm.Result, error)
 }
 
+// Topics is the research queue: research_topics, which mnemos owns
+// (mnemos.TopicQueue). Claims and settlements work every tenant's topics;
+// Counts one tenant's.
+type Topics interface {
+	Requeue(ctx context.Context) error
+	Claim(ctx context.Context) (mnemos.DueTopic, bool, error)
+	Done(ctx context.Context, tenant string, id int64) error
+	Failed(ctx context.Context, tenant string, id int64, reason string, next *time.Time) error
+	Pending(ctx context.Context) (int, error)
+	Counts(ctx context.Context, scope yakor.Scope) (map[string]int, error)
+}
+
 // Indexer puts a study note into long-term memory (level 2).
 type Indexer interface {
 	AddExperience(ctx context.Context, scope yakor.Scope, x mnemos.Experience) (mnemos.Experience, bool, error)
@@ -70,11 +82,12 @@ func (c *Config) defaults() {
 // source for each, reads the pages, writes a study note per page with the
 // helper model (or extractively, offline), and stores the notes as
 // research_articles indexed into long-term memory. It owns the
-// research_articles and research_runs tables and the research status of
-// research_topics (mnemos adds the topics).
+// research_articles and research_runs tables; it takes the topics from, and
+// settles them through, mnemos' queue of research_topics.
 type Service struct {
-	pool *pgxpool.Pool // the owner's: a run works every tenant's topics
-	db   DB            // one tenant's reads and writes
+	pool   *pgxpool.Pool // the owner's: the run's lock and record
+	db     DB            // one tenant's reads and writes
+	topics Topics
 
 	source  Source // nil: no research source configured
 	fetch   PageFetcher
@@ -85,12 +98,12 @@ type Service struct {
 	metrics *metrics
 }
 
-// New returns a Service. source nil means none is configured (runs leave
-// the topics pending and say so); helper nil writes notes offline; reg may
-// be nil.
-func New(pool *pgxpool.Pool, source Source, fetch PageFetcher, helper Completer, index Indexer, cfg Config, log *slog.Logger, reg prometheus.Registerer) *Service {
+// New returns a Service that works topics' queue. source nil means none is
+// configured (runs leave the topics pending and say so); helper nil writes
+// notes offline; reg may be nil.
+func New(pool *pgxpool.Pool, topics Topics, source Source, fetch PageFetcher, helper Completer, index Indexer, cfg Config, log *slog.Logger, reg prometheus.Registerer) *Service {
 	cfg.defaults()
-	return &Service{pool: pool, db: pool, source: source, fetch: fetch, helper: helper, index: index, cfg: cfg, log: log, metrics: newMetrics(reg)}
+	return &Service{pool: pool, db: pool, topics: topics, source: source, fetch: fetch, helper: helper, index: index, cfg: cfg, log: log, metrics: newMetrics(reg)}
 }
 
 // DB is what the service needs for one tenant's data: the service role's
@@ -101,8 +114,8 @@ type DB interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// WithTenantDB has one tenant's reads and writes (articles, status) go
-// through db; the run's cross-tenant queue stays on the owner's pool.
+// WithTenantDB has one tenant's reads and writes (articles) go through db;
+// the run's lock and record stay on the owner's pool.
 func (s *Service) WithTenantDB(db DB) *Service {
 	s.db = db
 	return s
@@ -182,7 +195,7 @@ func (s *Service) Run(ctx context.Context, trigger string, slot *time.Time) (Rep
 	}
 	// Holding the lock, no other run is alive: a topic still 'running' was
 	// cut off with its run.
-	if _, err := conn.Exec(ctx, `UPDATE research_topics SET status = 'pending', updated_at = now() WHERE status = 'running'`); err != nil {
+	if err := s.topics.Requeue(ctx); err != nil {
 		return s.finish(ctx, r, err)
 	}
 	if s.source == nil {
@@ -190,14 +203,14 @@ func (s *Service) Run(ctx context.Context, trigger string, slot *time.Time) (Rep
 		return s.finish(ctx, r, nil)
 	}
 	for len(r.Topics) < s.cfg.TopicsPerRun {
-		t, ok, err := s.claim(ctx)
+		t, ok, err := s.topics.Claim(ctx)
 		if err != nil {
 			return s.finish(ctx, r, err)
 		}
 		if !ok {
 			break
 		}
-		tr := s.research(yakor.WithTenant(ctx, t.tenant), t)
+		tr := s.research(yakor.WithTenant(ctx, t.TenantID), t)
 		if ctx.Err() != nil {
 			// Cut off: the topic stays 'running' and the next run takes it up.
 			return s.finish(ctx, r, ctx.Err())
@@ -220,9 +233,11 @@ func (s *Service) Run(ctx context.Context, trigger string, slot *time.Time) (Rep
 func (s *Service) finish(ctx context.Context, r Report, cause error) (Report, error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := s.pool.QueryRow(wctx, `SELECT count(*) FROM research_topics WHERE status = 'pending'`).Scan(&r.Pending); err != nil && cause == nil {
+	pending, err := s.topics.Pending(wctx)
+	if err != nil && cause == nil {
 		cause = err
 	}
+	r.Pending = pending
 	status := "done"
 	if cause != nil {
 		status = "failed"
@@ -243,43 +258,12 @@ func (s *Service) finish(ctx context.Context, r Report, cause error) (Report, er
 	return r, nil
 }
 
-// topic is a claimed research topic.
-type topic struct {
-	tenant   string
-	id       int64
-	text     string
-	attempts int
-}
-
-// claim takes the next topic that is due: pending, or failed with its next
-// attempt come, oldest due first.
-func (s *Service) claim(ctx context.Context) (topic, bool, error) {
-	const q = `UPDATE research_topics t SET status = 'running', attempts = attempts + 1, updated_at = now()
-FROM (
-    SELECT tenant_id, id FROM research_topics
-    WHERE status IN ('pending', 'failed') AND next_attempt_at <= now()
-    ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-) due
-WHERE t.tenant_id = due.tenant_id AND t.id = due.id
-RETURNING t.tenant_id::text, t.id, t.topic, t.attempts`
-	var t topic
-	err := s.pool.QueryRow(ctx, q).Scan(&t.tenant, &t.id, &t.text, &t.attempts)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return topic{}, false, nil
-	}
-	if err != nil {
-		return topic{}, false, err
-	}
-	return t, true, nil
-}
-
 // settle records a researched topic's outcome: done once it has articles,
 // else failed with the reason and its next attempt (none after the last).
-func (s *Service) settle(ctx context.Context, t topic, tr *TopicReport) error {
+func (s *Service) settle(ctx context.Context, t mnemos.DueTopic, tr *TopicReport) error {
 	if tr.Articles > 0 {
 		tr.Status = "done"
-		_, err := s.pool.Exec(ctx, `UPDATE research_topics SET status = 'done', last_error = '', updated_at = now()
-WHERE tenant_id = $1 AND id = $2`, t.tenant, t.id)
+		err := s.topics.Done(ctx, t.TenantID, t.ID)
 		s.metrics.topics.WithLabelValues("done").Inc()
 		return err
 	}
@@ -289,16 +273,15 @@ WHERE tenant_id = $1 AND id = $2`, t.tenant, t.id)
 		reason += ": " + strings.Join(tr.Errors[:min(3, len(tr.Errors))], "; ")
 	}
 	var next *time.Time
-	if t.attempts < s.cfg.MaxAttempts {
-		wait := s.cfg.Backoff << (t.attempts - 1)
+	if t.Attempts < s.cfg.MaxAttempts {
+		wait := s.cfg.Backoff << (t.Attempts - 1)
 		if wait > 24*time.Hour || wait <= 0 {
 			wait = 24 * time.Hour
 		}
 		n := time.Now().Add(wait)
 		next = &n
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE research_topics SET status = 'failed', last_error = $3, next_attempt_at = $4, updated_at = now()
-WHERE tenant_id = $1 AND id = $2`, t.tenant, t.id, cutRunes(reason, 1000), next)
+	err := s.topics.Failed(ctx, t.TenantID, t.ID, cutRunes(reason, 1000), next)
 	s.metrics.topics.WithLabelValues("failed").Inc()
 	return err
 }

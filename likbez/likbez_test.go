@@ -109,7 +109,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) service(t *testing.T, source likbez.Source, fc likbez.FetchConfig) *likbez.Service {
-	return likbez.New(f.pool, source, likbez.NewFetcher(fc), nil, f.memory, likbez.Config{Backoff: time.Minute}, pgtest.Logger(t), nil)
+	return likbez.New(f.pool, mnemos.NewTopicQueue(f.pool, f.pool), source, likbez.NewFetcher(fc), nil, f.memory, likbez.Config{Backoff: time.Minute}, pgtest.Logger(t), nil)
 }
 
 func (f *fixture) count(t *testing.T, q string) int {

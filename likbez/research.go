@@ -13,12 +13,12 @@ import (
 // research studies one topic: the source's top results, each page read,
 // summarized and stored. Failures of single pages are collected, not
 // fatal; the topic fails only when no page gave an article.
-func (s *Service) research(ctx context.Context, t topic) TopicReport {
-	tr := TopicReport{TenantID: t.tenant, ID: t.id, Topic: t.text}
-	results, err := s.source.Search(ctx, t.text, s.cfg.Results)
+func (s *Service) research(ctx context.Context, t mnemos.DueTopic) TopicReport {
+	tr := TopicReport{TenantID: t.TenantID, ID: t.ID, Topic: t.Topic}
+	results, err := s.source.Search(ctx, t.Topic, s.cfg.Results)
 	if err != nil {
 		tr.Errors = append(tr.Errors, "search: "+err.Error())
-		s.log.WarnContext(ctx, "research search failed", "topic", t.id, "err", err)
+		s.log.WarnContext(ctx, "research search failed", "topic", t.ID, "err", err)
 		return tr
 	}
 	if len(results) == 0 {
@@ -30,12 +30,12 @@ func (s *Service) research(ctx context.Context, t topic) TopicReport {
 		}
 		if err := s.article(ctx, t, res); err != nil {
 			tr.Errors = append(tr.Errors, res.URL+": "+err.Error())
-			s.log.InfoContext(ctx, "research page left out", "topic", t.id, "url", res.URL, "err", err)
+			s.log.InfoContext(ctx, "research page left out", "topic", t.ID, "url", res.URL, "err", err)
 			continue
 		}
 		tr.Articles++
 	}
-	s.log.InfoContext(ctx, "research topic studied", "topic", t.id, "text", t.text, "results", len(results), "articles", tr.Articles)
+	s.log.InfoContext(ctx, "research topic studied", "topic", t.ID, "text", t.Topic, "results", len(results), "articles", tr.Articles)
 	return tr
 }
 
@@ -43,7 +43,7 @@ func (s *Service) research(ctx context.Context, t topic) TopicReport {
 // into long-term memory. A page stored before (by a run that was cut off)
 // is stored once: the article is keyed by topic and URL, and an article
 // already indexed is not indexed again.
-func (s *Service) article(ctx context.Context, t topic, res Result) error {
+func (s *Service) article(ctx context.Context, t mnemos.DueTopic, res Result) error {
 	page, err := s.fetch.Fetch(ctx, res.URL)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func (s *Service) article(ctx context.Context, t topic, res Result) error {
 	if title == "" {
 		title = strings.TrimSpace(res.Title)
 	}
-	note, err := s.note(ctx, t.text, title, page)
+	note, err := s.note(ctx, t.Topic, title, page)
 	if err != nil {
 		return err
 	}
@@ -65,20 +65,20 @@ RETURNING id, experience_id`
 		id      int64
 		indexed *int64
 	)
-	if err := s.db.QueryRow(ctx, upsert, t.tenant, t.id, t.text, cutRunes(page.URL, 2000), cutRunes(title, 500), note, time.Now()).Scan(&id, &indexed); err != nil {
+	if err := s.db.QueryRow(ctx, upsert, t.TenantID, t.ID, t.Topic, cutRunes(page.URL, 2000), cutRunes(title, 500), note, time.Now()).Scan(&id, &indexed); err != nil {
 		return fmt.Errorf("store article: %w", err)
 	}
 	s.metrics.articles.Inc()
 	if indexed != nil {
 		return nil
 	}
-	x, _, err := s.index.AddExperience(ctx, yakor.Scope{TenantID: t.tenant}, mnemos.Experience{
-		Level: mnemos.L2, Topic: t.text, Question: nonEmpty(title, page.URL), Answer: note, URL: cutRunes(page.URL, 2000), Source: mnemos.SourceResearch,
+	x, _, err := s.index.AddExperience(ctx, yakor.Scope{TenantID: t.TenantID}, mnemos.Experience{
+		Level: mnemos.L2, Topic: t.Topic, Question: nonEmpty(title, page.URL), Answer: note, URL: cutRunes(page.URL, 2000), Source: mnemos.SourceResearch,
 	})
 	if err != nil {
 		return fmt.Errorf("index article: %w", err)
 	}
-	if _, err := s.db.Exec(ctx, `UPDATE research_articles SET experience_id = $3 WHERE tenant_id = $1 AND id = $2`, t.tenant, id, x.ID); err != nil {
+	if _, err := s.db.Exec(ctx, `UPDATE research_articles SET experience_id = $3 WHERE tenant_id = $1 AND id = $2`, t.TenantID, id, x.ID); err != nil {
 		return fmt.Errorf("index article: %w", err)
 	}
 	return nil

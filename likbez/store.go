@@ -3,6 +3,8 @@ package likbez
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -87,18 +89,10 @@ func (s *Service) Status(ctx context.Context, scope yakor.Scope) (Status, error)
 		return Status{}, postgres.Wrap("research status", err)
 	}
 	st.Running = locked
-	rows, err := s.db.Query(ctx, `SELECT status, count(*) FROM research_topics WHERE tenant_id = $1 GROUP BY status`, scope.TenantID)
+	counts, err := s.topics.Counts(ctx, scope)
 	if err != nil {
-		return Status{}, postgres.Wrap("research status", err)
+		return Status{}, fmt.Errorf("research status: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var status string
-		var n int
-		if err := rows.Scan(&status, &n); err != nil {
-			return Status{}, postgres.Wrap("research status", err)
-		}
-		st.Topics[status] = n
-	}
-	return st, postgres.Wrap("research status", rows.Err())
+	maps.Copy(st.Topics, counts)
+	return st, nil
 }

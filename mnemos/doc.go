@@ -10,17 +10,17 @@
 // Route turns grades (the grader's, or a user's thumbs, which outrank it)
 // into experiences, research_sufler_fails and research topics,
 // deduplicated by meaning; a retried grade writes nothing twice.
-//
-// Facts, each one user's: chat, user and project facts of seven kinds,
-// extracted after each turn (the helper model, or OfflineFacts), with
-// provenance, confidence and validity: a new value of a slot supersedes the
-// old fact, "forget that…" closes facts, and caps per scope evict the least
-// recently used. FactsBlock puts them in the prompt's head; Resetter clears
-// a thread's short-term memory or a user's whole memory on their word.
+// TopicQueue is the research job's (likbez) side of the research topics:
+// it claims the due ones and records their status. Resetter clears a
+// thread's short-term memory or a user's whole memory on their word,
+// asking each layer's owner (anchors, facts, history's summaries).
 //
 // MessageIndex keeps message embeddings for the semantic leg of history
 // search. The package owns embed_spaces, experiences, grades,
-// research_topics (research status columns: likbez), research_sufler_fails,
-// message_embeddings, facts and fact_cursors; it reads messages and threads
-// (history's) and deletes anchors through their owner.
+// research_topics, research_sufler_fails and message_embeddings (migration
+// 00004_mnemos.sql). MessageIndex reads messages and threads (history's)
+// as history's listed read-only reader: it finds the messages without an
+// embedding and checks the ones it stores and finds against their thread
+// and user in the same statements. Each user's facts are the facts
+// package's.
 package mnemos

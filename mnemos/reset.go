@@ -7,35 +7,40 @@ import (
 	"yakor/postgres"
 )
 
-// AnchorEraser deletes anchors.
-type AnchorEraser interface {
+// Eraser deletes one layer of a user's memory for good: the anchors
+// (anchors.Service) or the facts (facts.Store) of a thread, or all of a
+// user's.
+type Eraser interface {
 	DeleteThread(ctx context.Context, scope yakor.Scope) (int, error)
 	DeleteUser(ctx context.Context, scope yakor.Scope) (int, error)
 }
 
-// SummaryEraser deletes a thread's summary rows.
-type SummaryEraser interface {
+// Threads is history's side of a reset: whose thread it is, and its
+// summary rows.
+type Threads interface {
+	ThreadProject(ctx context.Context, scope yakor.Scope) (string, error)
 	DeleteSummaries(ctx context.Context, scope yakor.Scope) (int, error)
 }
 
 // Resetter clears memory on a user's word: a thread's short-term memory,
 // or everything a user's memory holds.
 type Resetter struct {
-	store     *Store
-	anchors   AnchorEraser
-	summaries SummaryEraser
+	store   *Store
+	facts   Eraser
+	anchors Eraser
+	threads Threads
 }
 
 // NewResetter returns a Resetter.
-func NewResetter(store *Store, anchors AnchorEraser, summaries SummaryEraser) *Resetter {
-	return &Resetter{store: store, anchors: anchors, summaries: summaries}
+func NewResetter(store *Store, facts, anchors Eraser, threads Threads) *Resetter {
+	return &Resetter{store: store, facts: facts, anchors: anchors, threads: threads}
 }
 
 // RefreshThread clears scope's thread's short-term memory for good: its
 // anchors, its summaries and its chat facts. The messages stay. It says how
 // many of each it deleted. ENOTFOUND: not the user's thread.
 func (r *Resetter) RefreshThread(ctx context.Context, scope yakor.Scope) (map[string]int, error) {
-	if _, err := threadProject(ctx, r.store.db, scope); err != nil {
+	if _, err := r.threads.ThreadProject(ctx, scope); err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
@@ -43,16 +48,12 @@ func (r *Resetter) RefreshThread(ctx context.Context, scope yakor.Scope) (map[st
 	if out["anchors"], err = r.anchors.DeleteThread(ctx, scope); err != nil {
 		return nil, err
 	}
-	if out["summaries"], err = r.summaries.DeleteSummaries(ctx, scope); err != nil {
+	if out["summaries"], err = r.threads.DeleteSummaries(ctx, scope); err != nil {
 		return nil, err
 	}
-	tag, err := r.store.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND scope = 'chat'`,
-		scope.TenantID, scope.UserID, scope.ThreadParam())
-	if err != nil {
-		return nil, postgres.Wrap("refresh thread", err)
+	if out["chat_facts"], err = r.facts.DeleteThread(ctx, scope); err != nil {
+		return nil, err
 	}
-	out["chat_facts"] = int(tag.RowsAffected())
-	// The fact extractor does not read those messages again.
 	return out, nil
 }
 
@@ -62,12 +63,11 @@ func (r *Resetter) RefreshThread(ctx context.Context, scope yakor.Scope) (map[st
 // threads stay. It says how many of each it deleted.
 func (r *Resetter) PurgeUser(ctx context.Context, scope yakor.Scope) (map[string]int, error) {
 	out := map[string]int{}
-	tag, err := r.store.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
-	if err != nil {
-		return nil, postgres.Wrap("purge user memory", err)
+	var err error
+	if out["facts"], err = r.facts.DeleteUser(ctx, scope); err != nil {
+		return nil, err
 	}
-	out["facts"] = int(tag.RowsAffected())
-	tag, err = r.store.db.Exec(ctx, `DELETE FROM experiences WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
+	tag, err := r.store.db.Exec(ctx, `DELETE FROM experiences WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("purge user memory", err)
 	}

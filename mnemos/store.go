@@ -19,11 +19,6 @@ type Config struct {
 	TopicThreshold float64
 	// Recall tunes the few-shot block of each prompt.
 	Recall RecallConfig
-	// Facts caps each scope's current facts.
-	Facts FactCaps
-	// FactBudget is the characters of the facts block in every prompt;
-	// default 2,000.
-	FactBudget int
 }
 
 func (c *Config) defaults() {
@@ -34,25 +29,18 @@ func (c *Config) defaults() {
 		c.TopicThreshold = 0.5
 	}
 	c.Recall.defaults()
-	c.Facts.defaults()
-	if c.FactBudget <= 0 {
-		c.FactBudget = 2000
-	}
 }
 
 // Store keeps long-term memory: a tenant's experiences of three levels,
 // grades, research topics and the grader's fails (every user's
-// conversations teach every other's; every statement is scoped by tenant),
-// and each user's facts (scoped by tenant and user: no fact reaches another
-// user, and a project's facts no other project).
+// conversations teach every other's; every statement is scoped by tenant).
 type Store struct {
 	db      DB
 	space   *Space
 	cfg     Config
 	log     *slog.Logger
 	metrics *metrics
-	helper  Completer // fact extraction; nil: offline
-	sizes   sync.Map  // "tenant:level:space" → sizeEntry, for the recall path
+	sizes   sync.Map // "tenant:level:space" → sizeEntry, for the recall path
 }
 
 // NewStore returns a Store whose vectors live in space. reg may be nil.

@@ -7,6 +7,7 @@ import (
 
 	"yakor"
 	"yakor/account"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
@@ -33,7 +34,7 @@ func TestGradeReplyTwice(t *testing.T) {
 	}
 	scope = scope.WithThread(th.ID)
 	memory := mnemos.NewStore(pool, mnemos.NewSpace(pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
-	engine := turn.NewEngine(pool, llm.NewOffline(), turn.Config{}, log, nil).WithMemory(memory, 3000)
+	engine := turn.NewEngine(pool, llm.NewOffline(), turn.Config{}, log, nil).WithMemory(memory, 3000).WithFacts(facts.NewStore(pool, facts.Config{}, log))
 	svc := sufler.NewService(sufler.NewGrader(nil, ""), memory, hist, engine, log, nil)
 
 	// The offline model finds nothing for this question: the offline

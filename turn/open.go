@@ -145,10 +145,10 @@ func (t *turnRun) end(ctx context.Context, tx pgx.Tx, reply int64, storeStart ti
 // markUsed records that the prompt's facts were used. Best effort: a
 // fact's use only orders eviction.
 func (t *turnRun) markUsed(ctx context.Context) {
-	if t.e.memory == nil {
+	if t.e.factLayer == nil {
 		return
 	}
-	if err := t.e.memory.MarkUsed(context.WithoutCancel(ctx), t.scope, t.factIDs); err != nil {
+	if err := t.e.factLayer.MarkUsed(context.WithoutCancel(ctx), t.scope, t.factIDs); err != nil {
 		t.e.log.WarnContext(ctx, "mark facts used", "turn", t.tr.ID, "err", err)
 	}
 }

@@ -82,7 +82,12 @@ type AfterTurn struct {
 type Memory interface {
 	Recall(ctx context.Context, scope yakor.Scope, message, lang string) (mnemos.Recall, error)
 	Grades(ctx context.Context, scope yakor.Scope, replyID int64) ([]mnemos.Grade, error)
-	FactsBlock(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error)
+}
+
+// Facts is the facts layer: the block of the facts a thread sees, and the
+// record that they went into a prompt.
+type Facts interface {
+	Block(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error)
 	MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error
 }
 
@@ -129,6 +134,7 @@ type Engine struct {
 	cfg      Config
 	// memoryBudget is the memory layer's budget, shown in traces.
 	memoryBudget int
+	factLayer    Facts // nil: no facts layer
 	log          *slog.Logger
 	metrics      *Metrics
 	// unrecorded are failed turns the database did not take the failure of.
@@ -152,6 +158,12 @@ func (e *Engine) WithAnchors(a Anchors) *Engine {
 // characters, for the trace.
 func (e *Engine) WithMemory(m Memory, memoryBudget int) *Engine {
 	e.memory, e.memoryBudget = m, memoryBudget
+	return e
+}
+
+// WithFacts adds the facts layer.
+func (e *Engine) WithFacts(f Facts) *Engine {
+	e.factLayer = f
 	return e
 }
 
@@ -358,10 +370,10 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 
 // facts is the facts layer.
 func (e *Engine) facts(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
-	if e.memory == nil {
+	if e.factLayer == nil {
 		return "", nil, nil
 	}
-	text, ids, err := e.memory.FactsBlock(ctx, scope, lang)
+	text, ids, err := e.factLayer.Block(ctx, scope, lang)
 	if err != nil {
 		return "", nil, fmt.Errorf("facts block: %w", err)
 	}

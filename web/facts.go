@@ -7,15 +7,15 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"yakor"
-	"yakor/mnemos"
+	"yakor/facts"
 )
 
-// Facts reads and edits a user's facts.
+// Facts reads and edits a user's facts (facts.Store).
 type Facts interface {
-	Facts(ctx context.Context, scope yakor.Scope, f mnemos.FactFilter) ([]mnemos.Fact, error)
-	AddFact(ctx context.Context, scope yakor.Scope, in mnemos.FactInput) (mnemos.Fact, error)
-	UpdateFact(ctx context.Context, scope yakor.Scope, id int64, u mnemos.FactUpdate) (mnemos.Fact, error)
-	DeleteFact(ctx context.Context, scope yakor.Scope, id int64) error
+	List(ctx context.Context, scope yakor.Scope, f facts.Filter) ([]facts.Fact, error)
+	Add(ctx context.Context, scope yakor.Scope, in facts.Input) (facts.Fact, error)
+	Update(ctx context.Context, scope yakor.Scope, id int64, u facts.Update) (facts.Fact, error)
+	Delete(ctx context.Context, scope yakor.Scope, id int64) error
 }
 
 // Resetter clears memory on a user's word.
@@ -37,13 +37,13 @@ func registerFactRoutes(g *gin.RouterGroup, s *Server) {
 // ?thread= (that chat's facts, and that thread's project's), ?closed=true
 // (superseded, forgotten and evicted ones too).
 func (s *Server) handleFactIndex(c *gin.Context) {
-	f := mnemos.FactFilter{Scope: c.Query("scope"), ThreadID: c.Query("thread"), Closed: c.Query("closed") == "true"}
-	facts, err := s.facts.Facts(c.Request.Context(), scopeOf(c), f)
+	f := facts.Filter{Scope: c.Query("scope"), ThreadID: c.Query("thread"), Closed: c.Query("closed") == "true"}
+	fs, err := s.facts.List(c.Request.Context(), scopeOf(c), f)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"facts": facts})
+	c.JSON(http.StatusOK, gin.H{"facts": fs})
 }
 
 // factCreate is a fact by hand: {"scope", "kind"?, "text", "thread"?}.
@@ -60,7 +60,7 @@ func (s *Server) handleFactCreate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	f, err := s.facts.AddFact(c.Request.Context(), scopeOf(c), mnemos.FactInput{Scope: in.Scope, Kind: in.Kind, Text: in.Text, ThreadID: in.Thread})
+	f, err := s.facts.Add(c.Request.Context(), scopeOf(c), facts.Input{Scope: in.Scope, Kind: in.Kind, Text: in.Text, ThreadID: in.Thread})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -85,7 +85,7 @@ func (s *Server) handleFactUpdate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	f, err := s.facts.UpdateFact(c.Request.Context(), scopeOf(c), id, mnemos.FactUpdate{Text: in.Text, Kind: in.Kind})
+	f, err := s.facts.Update(c.Request.Context(), scopeOf(c), id, facts.Update{Text: in.Text, Kind: in.Kind})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -99,7 +99,7 @@ func (s *Server) handleFactDelete(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.facts.DeleteFact(c.Request.Context(), scopeOf(c), id); err != nil {
+	if err := s.facts.Delete(c.Request.Context(), scopeOf(c), id); err != nil {
 		s.fail(c, err)
 		return
 	}

@@ -10,16 +10,16 @@ import (
 
 	"github.com/google/uuid"
 
-	"yakor/mnemos"
+	"yakor/facts"
 	"yakor/turn"
 )
 
 // waitFacts polls the caller's current facts until cond holds.
-func (s *stack) waitFacts(tb testing.TB, cond func([]mnemos.Fact) bool) []mnemos.Fact {
+func (s *stack) waitFacts(tb testing.TB, cond func([]facts.Fact) bool) []facts.Fact {
 	tb.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		var out struct{ Facts []mnemos.Fact }
+		var out struct{ Facts []facts.Fact }
 		if code := s.do(tb, "GET", "/api/v1/facts", "", &out); code != http.StatusOK {
 			tb.Fatalf("facts: %d", code)
 		}
@@ -42,15 +42,15 @@ func TestFactsAndResets(t *testing.T) {
 	s.send(t, thread, "Hello! My name is Anna.")
 	s.send(t, thread, "Our budget is 5000 EUR for the whole project.")
 	s.send(t, thread, "We decided to use PostgreSQL 15.2 for storage.")
-	facts := s.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 3 })
-	byText := func(sub string) mnemos.Fact {
-		for _, f := range facts {
+	got := s.waitFacts(t, func(fs []facts.Fact) bool { return len(fs) >= 3 })
+	byText := func(sub string) facts.Fact {
+		for _, f := range got {
 			if strings.Contains(f.Text, sub) {
 				return f
 			}
 		}
-		t.Fatalf("no fact holds %q: %+v", sub, facts)
-		return mnemos.Fact{}
+		t.Fatalf("no fact holds %q: %+v", sub, got)
+		return facts.Fact{}
 	}
 	name, budget := byText("Anna"), byText("5000")
 	if name.Scope != "user" || budget.Scope != "project" || len(name.SourceMessageIDs) != 1 {
@@ -64,11 +64,11 @@ func TestFactsAndResets(t *testing.T) {
 		t.Fatalf("facts layer: %+v", ctx.Layers[1])
 	}
 
-	var edited mnemos.Fact
+	var edited facts.Fact
 	if code := s.do(t, "PATCH", fmt.Sprintf("/api/v1/facts/%d", budget.ID), `{"text":"The project's budget is 6000 EUR."}`, &edited); code != http.StatusOK || edited.Text != "The project's budget is 6000 EUR." || edited.Source != "user" {
 		t.Fatalf("edit: %d %+v", code, edited)
 	}
-	var added mnemos.Fact
+	var added facts.Fact
 	if code := s.do(t, "POST", "/api/v1/facts", `{"scope":"chat","kind":"blocker","text":"Waiting for the supplier's answer.","thread":"`+thread+`"}`, &added); code != http.StatusCreated || added.ThreadID != thread {
 		t.Fatalf("add: %d %+v", code, added)
 	}
@@ -140,7 +140,7 @@ func TestFactsAndResets(t *testing.T) {
 		t.Fatalf("refresh of an unknown thread: %d", code)
 	}
 
-	var out struct{ Facts []mnemos.Fact }
+	var out struct{ Facts []facts.Fact }
 	s.do(t, "GET", "/api/v1/facts?closed=true", "", &out)
 	var purged struct{ Deleted map[string]int }
 	if code := s.do(t, "DELETE", "/api/v1/users/me/memory", "", &purged); code != http.StatusOK || purged.Deleted["facts"] != len(out.Facts) || len(out.Facts) == 0 {
@@ -177,8 +177,8 @@ func TestFactIsolationHTTP(t *testing.T) {
 	a.send(t, alpha, "My name is Anna.")
 	a.send(t, beta, "Our budget is 9000 EUR.")
 	b.send(t, bThread, "My name is Boris.")
-	mine := a.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 3 })
-	b.waitFacts(t, func(fs []mnemos.Fact) bool { return len(fs) >= 1 })
+	mine := a.waitFacts(t, func(fs []facts.Fact) bool { return len(fs) >= 3 })
+	b.waitFacts(t, func(fs []facts.Fact) bool { return len(fs) >= 1 })
 
 	factsOf := func(s *stack, thread string) string {
 		var c struct{ Layers []struct{ Name, Text string } }
@@ -206,12 +206,12 @@ func TestFactIsolationHTTP(t *testing.T) {
 			}
 		}
 	}
-	var scoped struct{ Facts []mnemos.Fact }
+	var scoped struct{ Facts []facts.Fact }
 	a.do(t, "GET", "/api/v1/facts?scope=project&thread="+beta, "", &scoped)
 	if len(scoped.Facts) != 1 || !strings.Contains(scoped.Facts[0].Text, "9000") {
 		t.Fatalf("project facts of beta: %+v", scoped.Facts)
 	}
-	var theirs struct{ Facts []mnemos.Fact }
+	var theirs struct{ Facts []facts.Fact }
 	b.do(t, "GET", "/api/v1/facts?closed=true", "", &theirs)
 	for _, f := range theirs.Facts {
 		if strings.Contains(f.Text, "Anna") || strings.Contains(f.Text, "9000") || strings.Contains(f.Text, "March") {
@@ -238,7 +238,7 @@ func TestFactIsolationHTTP(t *testing.T) {
 	}
 	// B's purge leaves A's facts alone.
 	b.do(t, "DELETE", "/api/v1/users/me/memory", "", nil)
-	var after struct{ Facts []mnemos.Fact }
+	var after struct{ Facts []facts.Fact }
 	a.do(t, "GET", "/api/v1/facts", "", &after)
 	if len(after.Facts) != len(mine) {
 		t.Fatalf("user A's facts after B's purge: %d, want %d", len(after.Facts), len(mine))

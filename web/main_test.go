@@ -20,6 +20,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/likbez"
@@ -99,7 +100,8 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	anchorSvc := anchors.NewService(svc, anchors.ServiceConfig{}, o.anchorHelper, log, reg)
 	hist := history.NewStore(svc)
 	memory := mnemos.NewStore(svc, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
-	engine := turn.NewEngine(svc, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000)
+	factStore := facts.NewStore(svc, facts.Config{}, log)
+	engine := turn.NewEngine(svc, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000).WithFacts(factStore)
 	grader := sufler.NewService(sufler.NewGrader(o.grader, ""), memory, hist, engine, log, reg)
 	var source likbez.Source
 	if o.searxng != "" {
@@ -109,10 +111,10 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	if o.grader != nil {
 		noteHelper = o.grader.(likbez.Completer)
 	}
-	research := likbez.New(pool, source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
-	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: memory}
+	research := likbez.New(pool, mnemos.NewTopicQueue(pool, svc), source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
+	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: factStore}
 	if o.compact {
-		workers.Compact = history.NewCompactor(hist, memory, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)
+		workers.Compact = history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)
 	}
 	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, workers)
 	if err != nil {
@@ -125,8 +127,8 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine.WithJobs(queue),
 		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(svc),
-		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
-		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: svc, Gatherer: reg, Registerer: reg, LocalScope: scope,
+		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: factStore,
+		Resetter: mnemos.NewResetter(memory, factStore, anchorSvc, hist), DB: svc, Gatherer: reg, Registerer: reg, LocalScope: scope,
 		Keys: keysOf(o.keys, pool),
 	})
 	ts := httptest.NewServer(srv)

@@ -17,6 +17,7 @@ import (
 
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/jobs"
 	"yakor/llm"
 	"yakor/mnemos"
@@ -206,7 +207,7 @@ func benchTurnOn(ctx context.Context, db *database, tdb turnDB, cfg Config, log 
 	// offline embedder), so "memory" is everything but the model.
 	memory := mnemos.NewStore(tdb, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
 	engine := turn.NewEngine(tdb, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars, AnchorMode: mode}, log, nil).
-		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithJobs(queue)
+		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithFacts(facts.NewStore(tdb, facts.Config{}, log)).WithJobs(queue)
 	if mode == turn.AnchorSync {
 		// The imported history is anchored first, as a thread that grew
 		// turn by turn would be; the turns then measure the steady state.

@@ -22,6 +22,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/llm"
@@ -125,7 +126,7 @@ func benchAPIServer(ctx context.Context, db *database, cfg Config, log *slog.Log
 	}
 	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
 	engine := turn.NewEngine(db.svc, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars}, log, nil).
-		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithJobs(queue)
+		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithFacts(facts.NewStore(db.svc, facts.Config{}, log)).WithJobs(queue)
 	reg := prometheus.NewRegistry()
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: history.NewStore(db.svc), DB: db.svc, Gatherer: reg, Registerer: reg,

@@ -17,9 +17,8 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/history"
-	"yakor/llm"
-	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -247,7 +246,7 @@ type lossPipeline struct {
 	db        *database
 	hist      *history.Store
 	anchors   *anchors.Service
-	memory    *mnemos.Store
+	facts     *facts.Store
 	compactor *history.Compactor
 	searcher  *search.Searcher
 	window    int
@@ -257,18 +256,18 @@ type lossPipeline struct {
 
 func newLossPipeline(db *database, cfg Config, l *slog.Logger, window, step int) *lossPipeline {
 	hist := history.NewStore(db.pool)
-	memory := mnemos.NewStore(db.pool, mnemos.NewSpace(db.pool, llm.NewOffline(), l), mnemos.Config{
-		Facts:      mnemos.FactCaps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
-		FactBudget: cfg.FactBudget,
-	}, l, nil)
+	factStore := facts.NewStore(db.pool, facts.Config{
+		Caps:   facts.Caps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
+		Budget: cfg.FactBudget,
+	}, l)
 	return &lossPipeline{
 		db:   db,
 		hist: hist,
 		anchors: anchors.NewService(db.pool, anchors.ServiceConfig{
 			Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
 		}, nil, l, nil),
-		memory:    memory,
-		compactor: history.NewCompactor(hist, memory, nil, history.CompactConfig{WindowChars: window, SummaryChars: lossSummaryChars}, l),
+		facts:     factStore,
+		compactor: history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: window, SummaryChars: lossSummaryChars}, l),
 		searcher:  search.NewSearcher(db.pool),
 		window:    window,
 		step:      step,
@@ -326,7 +325,7 @@ func (p *lossPipeline) run(ctx context.Context, scope yakor.Scope) error {
 	// One call reads a batch of messages: call it until its cursor is at
 	// the last message (or stops moving).
 	for prev := int64(-1); ; {
-		if _, err := p.memory.ExtractFacts(ctx, scope, 0); err != nil {
+		if _, err := p.facts.Extract(ctx, scope, 0); err != nil {
 			return err
 		}
 		var cursor int64

@@ -91,11 +91,11 @@ FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind = 'summary'`, sco
 	if s, ok := history.ParseSummary(summary); ok {
 		stats.SummaryItems = len(s.Resolved) + len(s.Pending)
 	}
-	facts, ids, err := p.memory.FactsBlock(ctx, scope, lang)
+	facts, ids, err := p.facts.Block(ctx, scope, lang)
 	if err != nil {
 		return lossLayers{}, err
 	}
-	visible, err := p.memory.VisibleFacts(ctx, scope)
+	visible, err := p.facts.Visible(ctx, scope)
 	if err != nil {
 		return lossLayers{}, err
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"yakor"
+	"yakor/facts"
 	"yakor/history"
-	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -127,7 +127,7 @@ func lossFiller(convs []locomoConv, n int) []string {
 // lossStatesProbe reports whether text would set a probe's slot, or says
 // its value.
 func lossStatesProbe(text string) bool {
-	cands, _ := mnemos.OfflineFacts(text)
+	cands, _ := facts.Offline(text)
 	for _, c := range cands {
 		if slices.Contains(lossProbeSlots, c.Slot) {
 			return true

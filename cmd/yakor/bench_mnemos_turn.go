@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"yakor"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
@@ -46,7 +47,7 @@ func benchMnemosTurns(ctx context.Context, db *database, cfg Config, log *slog.L
 	tc := turn.Config{WindowChars: cfg.WindowChars, AnchorMode: turn.AnchorOff}
 	engines := [2]*turn.Engine{
 		turn.NewEngine(db.pool, llm.NewOffline(), tc, log, nil),
-		turn.NewEngine(db.pool, llm.NewOffline(), tc, log, nil).WithMemory(store, cfg.MemoryBudget),
+		turn.NewEngine(db.pool, llm.NewOffline(), tc, log, nil).WithMemory(store, cfg.MemoryBudget).WithFacts(facts.NewStore(db.pool, facts.Config{}, log)),
 	}
 	type samples struct {
 		mem, noSearch, rec, tot []float64

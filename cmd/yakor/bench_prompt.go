@@ -18,6 +18,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
@@ -168,16 +169,18 @@ func benchPrompt(ctx context.Context, db *database, cfg Config, log *slog.Logger
 	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{
 		MergeThreshold: cfg.MemoryMerge,
 		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
-		Facts:          mnemos.FactCaps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
-		FactBudget:     cfg.FactBudget,
 	}, log, nil)
+	factStore := facts.NewStore(db.svc, facts.Config{
+		Caps:   facts.Caps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
+		Budget: cfg.FactBudget,
+	}, log)
 	engine := turn.NewEngine(db.svc, llm.NewOffline(), turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SearchRounds: searchRounds(cfg.SearchRounds),
 		SearchBudget: cfg.SearchBudget, AnchorMode: turn.AnchorAsync, FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget,
-	}, log, nil).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
+	}, log, nil).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget).WithFacts(factStore)
 	grader := sufler.NewService(sufler.NewGrader(nil, ""), memory, hist, engine, log, nil)
-	after := &inlineJobs{anchors: anchorSvc, grader: grader, facts: memory,
-		compact: history.NewCompactor(hist, memory, nil, history.CompactConfig{WindowChars: cfg.WindowChars}, log)}
+	after := &inlineJobs{anchors: anchorSvc, grader: grader, facts: factStore,
+		compact: history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: cfg.WindowChars}, log)}
 	engine = engine.WithJobs(after)
 
 	full := 0 // characters of the messages so far
@@ -246,7 +249,7 @@ type inlineJobs struct {
 		GradeReply(ctx context.Context, scope yakor.Scope, replyID int64, final bool) error
 	}
 	facts interface {
-		ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+		Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
 	}
 	compact interface {
 		CompactAll(ctx context.Context, scope yakor.Scope) (int, error)
@@ -279,7 +282,7 @@ func (j *inlineJobs) run(ctx context.Context) error {
 		if err := j.grader.GradeReply(ctx, p.scope, p.after.ReplyID, false); err != nil {
 			return fmt.Errorf("grade: %w", err)
 		}
-		if _, err := j.facts.ExtractFacts(ctx, p.scope, p.after.ReplyID); err != nil {
+		if _, err := j.facts.Extract(ctx, p.scope, p.after.ReplyID); err != nil {
 			return fmt.Errorf("facts: %w", err)
 		}
 		if _, err := j.compact.CompactAll(ctx, p.scope); err != nil {

@@ -24,7 +24,7 @@ func runLikbez(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	defer db.close(log)
 	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, embedModel(cfg, log), log), mnemos.Config{}, log, nil)
-	r, err := newResearch(db.pool, cfg, memory, log, nil).WithTenantDB(db.svc).Run(ctx, likbez.TriggerCLI, nil)
+	r, err := newResearch(db.pool, mnemos.NewTopicQueue(db.pool, db.svc), cfg, memory, log, nil).WithTenantDB(db.svc).Run(ctx, likbez.TriggerCLI, nil)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/facts"
 	"yakor/history"
 	"yakor/jobs"
 	"yakor/likbez"
@@ -88,17 +89,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	memory := mnemos.NewStore(db.svc, space, mnemos.Config{
 		MergeThreshold: cfg.MemoryMerge,
 		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
-		Facts:          mnemos.FactCaps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
-		FactBudget:     cfg.FactBudget,
 	}, log, reg)
+	factStore := facts.NewStore(db.svc, facts.Config{
+		Caps:   facts.Caps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
+		Budget: cfg.FactBudget,
+	}, log)
 	if h := helperOpenAI(cfg, log); h != nil {
-		memory = memory.WithFactHelper(h)
+		factStore = factStore.WithHelper(h)
 	}
 	engine := turn.NewEngine(db.svc, chat, turn.Config{
 		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SystemPrompt: cfg.SystemPrompt,
 		SearchRounds: searchRounds(cfg.SearchRounds), SearchBudget: cfg.SearchBudget, SearchTool: cfg.SearchTool,
 		AnchorMode: cfg.AnchorMode, FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget,
-	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget)
+	}, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget).WithFacts(factStore)
 	grader := sufler.NewService(sufler.NewGrader(helperCompleter(cfg, log), cfg.Helper.Model), memory, hist, engine, log, reg)
 	searcher := search.NewSearcher(db.svc)
 	workers := jobs.Workers{Anchors: anchorSvc}
@@ -106,12 +109,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		workers.Grader = grader
 	}
 	if cfg.Facts {
-		workers.Facts = memory
+		workers.Facts = factStore
 	}
 	if cfg.Compaction {
 		var flush history.Flusher
 		if cfg.Facts {
-			flush = memory
+			flush = factStore
 		}
 		var helper history.Completer
 		if h := helperOpenAI(cfg, log); h != nil {
@@ -125,7 +128,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		searcher = searcher.WithSemantic(index)
 		engine = engine.WithSearcher(searcher)
 	}
-	research := newResearch(db.pool, cfg, memory, log, reg).WithTenantDB(db.svc)
+	research := newResearch(db.pool, mnemos.NewTopicQueue(db.pool, db.svc), cfg, memory, log, reg).WithTenantDB(db.svc)
 	workers.Research = research
 	schedule, _ := cfg.researchSchedule()
 	jc := jobs.Config{Workers: cfg.Workers, Logger: log}
@@ -149,8 +152,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	engine = engine.WithJobs(queue)
 	srv := web.NewServer(web.Deps{
 		Log: log, Turns: engine, Threads: hist, Projects: account.NewStore(db.pool), Searcher: searcher, Anchors: anchorSvc,
-		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: memory,
-		Resetter: mnemos.NewResetter(memory, anchorSvc, hist), DB: db.svc,
+		Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: factStore,
+		Resetter: mnemos.NewResetter(memory, factStore, anchorSvc, hist), DB: db.svc,
 		Gatherer: reg, Registerer: reg, LocalScope: local, Diagnose: (&diagnosis{dir: db.private.Dir}).get,
 		MaxBodyBytes: int64(cfg.MaxMessageChars)*6 + 64<<10,
 		Info: web.Info{
@@ -228,10 +231,10 @@ func openAIModel(cfg Config, model string, log *slog.Logger) *llm.OpenAI {
 	})
 }
 
-// newResearch builds the research job: SearXNG (when configured), the
-// guarded page fetcher, the helper model for notes, long-term memory as the
-// index.
-func newResearch(pool *pgxpool.Pool, cfg Config, index likbez.Indexer, log *slog.Logger, reg prometheus.Registerer) *likbez.Service {
+// newResearch builds the research job: the topics' queue, SearXNG (when
+// configured), the guarded page fetcher, the helper model for notes,
+// long-term memory as the index.
+func newResearch(pool *pgxpool.Pool, topics likbez.Topics, cfg Config, index likbez.Indexer, log *slog.Logger, reg prometheus.Registerer) *likbez.Service {
 	var source likbez.Source
 	if cfg.SearXNGURL != "" {
 		source = likbez.NewSearXNG(cfg.SearXNGURL, nil)
@@ -243,7 +246,7 @@ func newResearch(pool *pgxpool.Pool, cfg Config, index likbez.Indexer, log *slog
 	if h := helperOpenAI(cfg, log); h != nil {
 		helper = h
 	}
-	return likbez.New(pool, source, fetch, helper, index, likbez.Config{Results: cfg.ResearchResults}, log, reg)
+	return likbez.New(pool, topics, source, fetch, helper, index, likbez.Config{Results: cfg.ResearchResults}, log, reg)
 }
 
 // embedModel builds the embed role's model.

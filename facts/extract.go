@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 import (
 	"errors"
@@ -31,14 +31,14 @@ type Candidate struct {
 	Confidence float64 // 0..1
 }
 
-// ErrBadFacts is wrapped by the errors of ParseFacts.
-var ErrBadFacts = errors.New("mnemos: bad facts answer")
+// ErrBadAnswer is wrapped by the errors of Parse.
+var ErrBadAnswer = errors.New("facts: bad facts answer")
 
-// Bounds of FactsRequest and ParseFacts: runes of context and message, the
+// Bounds of Request and Parse: runes of context and message, the
 // answer's tokens, facts (and forget entries) kept, runes of a fact's text.
 const factsContextRunes, factsMessageRunes, factsMaxTokens, maxFacts, factTextRunes = 2000, 6000, 600, 10, 500
 
-// Regular expressions of OfflineFacts. Keywords are case-insensitive in
+// Regular expressions of Offline. Keywords are case-insensitive in
 // (?i:…) groups; names stay case-sensitive. Go's \b is ASCII-only, so word
 // starts are spelled (?:^|[^\p{L}]).
 var (
@@ -78,7 +78,7 @@ var (
 	factUntRe    = regexp.MustCompile(`(?:^|[^\p{L}])((?i:(?:we|i)\s+(?:can't|cannot|can\s+not)|(?:мы\s+)?не\s+(?:можем|могу|сможем))\s+.+?),?\s+(?i:until|till|пока)\s+(.+)`)
 )
 
-// Word tables of OfflineFacts, matched on folded words by factStem.
+// Word tables of Offline, matched on folded words by factStem.
 var (
 	factTeams = [][4]string{ // stems, English, Russian, Russian "works …"
 		{"backend бэкенд бекенд бэкэнд бэк", "backend", "бэкенд", "в бэкенде"}, {"front фронтенд фронтэнд фронт", "frontend", "фронтенд", "во фронтенде"},
@@ -129,7 +129,7 @@ func factFind(table [][4]string, text string) ([4]string, bool) {
 	return [4]string{}, false
 }
 
-// OfflineFacts returns the candidates in a user's message, and what the
+// Offline returns the candidates in a user's message, and what the
 // user asks to forget (nil if nothing). It is deterministic and works per
 // sentence (split at . ! ? ; … before a space, and at line breaks); keywords
 // match case-insensitively; texts are Russian when search.Lang calls the
@@ -173,8 +173,8 @@ func factFind(table [][4]string, text string) ([4]string, bool) {
 //
 // Anything else ("I'm tired today", "thanks!") gives nothing. A later
 // candidate replaces an earlier one of the same slot or text. Only the
-// message's first 6000 runes are read, as by FactsRequest.
-func OfflineFacts(message string) (cands []Candidate, forget []string) {
+// message's first 6000 runes are read, as by Request.
+func Offline(message string) (cands []Candidate, forget []string) {
 	message = cut(message, factsMessageRunes)
 	lang := search.Lang(message)
 	for _, s := range factSentences(message) {
@@ -214,7 +214,7 @@ func factSentences(msg string) []string {
 	return out
 }
 
-// sentenceFacts applies OfflineFacts to one sentence.
+// sentenceFacts applies Offline to one sentence.
 func sentenceFacts(s, lang string) ([]Candidate, string) {
 	if m := factForgetRe.FindStringSubmatch(s); m != nil {
 		return nil, factClean(m[1])
@@ -256,7 +256,7 @@ func sentenceFacts(s, lang string) ([]Candidate, string) {
 	return factRules(s, lang), ""
 }
 
-// factRules applies the rules of OfflineFacts that follow "else the rules".
+// factRules applies the rules of Offline that follow "else the rules".
 func factRules(s, lang string) []Candidate {
 	var cs []Candidate
 	add := func(scope, kind, slot, text, value string, conf float64) {
@@ -449,4 +449,12 @@ func factSentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// cut shortens s to n runes.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }

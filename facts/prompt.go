@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 // The helper model's side of fact extraction: its instructions and the
 // strict reading of its answer.
@@ -15,7 +15,7 @@ import (
 	"yakor/llm"
 )
 
-// factsSystem is the system message of FactsRequest.
+// factsSystem is the system message of Request.
 const factsSystem = `You extract durable memory from a user's message to an assistant. Keep only what is stable and useful later: names, roles and teams, software versions, budgets, deadlines, decisions, constraints, preferences, blockers, findings, corrections of earlier facts, and anything the user explicitly asks to remember. Keep nothing from greetings, thanks, passing remarks ("I'm tired today"), questions (a question such as "what is my budget?" states no fact), or the assistant's own words. The earlier conversation is context only: extract facts from the USER MESSAGE.
 
 Scopes: "chat" = true of this conversation only; "user" = about the person, across all their conversations; "project" = about the shared project.
@@ -28,12 +28,12 @@ Reply with only one JSON object, no other text:
 {"facts": [{"scope": "chat|user|project", "kind": "fact|preference|constraint|decision|finding|blocker|correction", "slot": "", "text": "", "value": "", "confidence": 0.0}], "forget": ["..."]}
 At most 10 facts. When there is nothing worth keeping, answer {"facts": [], "forget": []}.`
 
-// FactsRequest builds the helper-model request for message: a system
-// message with the instructions and the JSON contract, and a user message
-// with the newest 2000 runes of context (the preceding conversation, may be
+// Request builds the helper-model request for message: a system message
+// with the instructions and the JSON contract, and a user message with the
+// newest 2000 runes of context (the preceding conversation, may be
 // "") and the message's first 6000 runes under labelled headers.
 // Temperature is 0 and MaxTokens 600.
-func FactsRequest(message, context string) llm.Request {
+func Request(message, context string) llm.Request {
 	var b strings.Builder
 	if c := strings.TrimSpace(context); c != "" {
 		if n := utf8.RuneCountInString(c); n > factsContextRunes {
@@ -50,16 +50,16 @@ func FactsRequest(message, context string) llm.Request {
 	}
 }
 
-// ParseFacts reads the helper model's answer: one JSON object
+// Parse reads the helper model's answer: one JSON object
 // {"facts": [{"scope", "kind", "slot", "text", "value", "confidence"}],
 // "forget": ["…"]}, alone or in a ```json (or bare ```) fence; prose around
 // it, or a "facts" or "forget" that is not an array, is an error wrapping
-// ErrBadFacts. Each fact is kept when its scope and kind are known (compared
+// ErrBadAnswer. Each fact is kept when its scope and kind are known (compared
 // lower-cased) and its text is not empty; an item that is not such an object
 // is dropped. Texts are made one line of at most 500 runes, slots
 // lower-cased, confidence clamped to [0,1] (0.6 when absent). At most 10
 // facts and 10 non-empty forget entries are kept.
-func ParseFacts(text string) ([]Candidate, []string, error) {
+func Parse(text string) ([]Candidate, []string, error) {
 	s := strings.TrimSpace(text)
 	if m := factFenceRe.FindStringSubmatch(s); m != nil {
 		s = strings.TrimSpace(m[1])
@@ -67,10 +67,10 @@ func ParseFacts(text string) ([]Candidate, []string, error) {
 	var ans struct{ Facts, Forget []json.RawMessage }
 	dec := json.NewDecoder(strings.NewReader(s))
 	if !strings.HasPrefix(s, "{") || dec.Decode(&ans) != nil {
-		return nil, nil, fmt.Errorf("%w: not a JSON object as asked: %q", ErrBadFacts, cut(s, 60))
+		return nil, nil, fmt.Errorf("%w: not a JSON object as asked: %q", ErrBadAnswer, cut(s, 60))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("%w: text after the JSON object", ErrBadFacts)
+		return nil, nil, fmt.Errorf("%w: text after the JSON object", ErrBadAnswer)
 	}
 	var cands []Candidate
 	for _, raw := range ans.Facts {

@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 import (
 	"context"
@@ -15,13 +15,13 @@ var factWords = map[string][4]string{
 	"ru": {"[ФАКТЫ, которые нужно помнить]", "Этот разговор:", "Пользователь:", "Проект:"},
 }
 
-// FactsBlock is the facts layer of scope's thread's prompt, in lang: the
-// chat's facts, the user's (preferences first) and the project's, each
-// group most recently used first, within the fact budget; a fact that does
-// not fit is left out. It returns the block ("" without facts) and the ids
-// of the facts in it.
-func (s *Store) FactsBlock(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
-	facts, err := s.VisibleFacts(ctx, scope)
+// Block is the facts layer of scope's thread's prompt, in lang: the chat's
+// facts, the user's (preferences first) and the project's, each group most
+// recently used first, within the budget; a fact that does not fit is left
+// out. It returns the block ("" without facts) and the ids of the facts in
+// it.
+func (s *Store) Block(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
+	facts, err := s.Visible(ctx, scope)
 	if err != nil || len(facts) == 0 {
 		return "", nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Store) FactsBlock(ctx context.Context, scope yakor.Scope, lang string) 
 
 	var b strings.Builder
 	b.WriteString(w[0])
-	left := s.cfg.FactBudget - utf8.RuneCountInString(w[0])
+	left := s.cfg.Budget - utf8.RuneCountInString(w[0])
 	var ids []int64
 	for i, scope := range []string{ScopeChat, ScopeUser, ScopeProject} {
 		header := "\n" + w[i+1]

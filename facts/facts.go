@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 import (
 	"context"
@@ -34,28 +34,8 @@ type Fact struct {
 	CreatedAt        time.Time  `json:"created_at"`
 }
 
-// FactCaps bound the current facts of each scope; over a cap, the least
-// recently used go first, corrections and blockers last.
-type FactCaps struct {
-	Chat    int // per thread; default 100
-	User    int // per user; default 500
-	Project int // per user and project; default 200
-}
-
-func (c *FactCaps) defaults() {
-	if c.Chat <= 0 {
-		c.Chat = 100
-	}
-	if c.User <= 0 {
-		c.User = 500
-	}
-	if c.Project <= 0 {
-		c.Project = 200
-	}
-}
-
-// MaxFactChars bounds a fact's text.
-const MaxFactChars = 2000
+// MaxChars bounds a fact's text.
+const MaxChars = 2000
 
 const factColumns = `id, scope, kind, slot, text, value, confidence, source, coalesce(thread_id::text, ''), coalesce(project_id::text, ''),
 source_message_ids, valid_from, valid_to, coalesce(superseded_by, 0), closed_reason, last_used_at, created_at`
@@ -72,13 +52,7 @@ func scanFact(r pgx.CollectableRow) (Fact, error) {
 // threadProject returns the project of scope's thread ("" for the user's
 // default project); ENOTFOUND when the thread is not the user's.
 func threadProject(ctx context.Context, db DB, scope yakor.Scope) (string, error) {
-	var project string
-	err := db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
-		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
-	}
-	return project, postgres.Wrap("find thread", err)
+	return history.NewStore(db).ThreadProject(ctx, scope)
 }
 
 // visibleSQL selects the current facts a thread sees: its chat facts, its
@@ -89,9 +63,9 @@ WHERE tenant_id = $1 AND user_id = $2 AND valid_to IS NULL AND (
     (scope = 'chat' AND thread_id = $3) OR scope = 'user'
     OR (scope = 'project' AND project_id IS NOT DISTINCT FROM nullif($4, '')::uuid))`
 
-// VisibleFacts returns the current facts scope's thread sees, by scope
-// (chat, user, project), most recently used first.
-func (s *Store) VisibleFacts(ctx context.Context, scope yakor.Scope) ([]Fact, error) {
+// Visible returns the current facts scope's thread sees, by scope (chat,
+// user, project), most recently used first.
+func (s *Store) Visible(ctx context.Context, scope yakor.Scope) ([]Fact, error) {
 	project, err := threadProject(ctx, s.db, scope)
 	if err != nil {
 		return nil, err
@@ -105,15 +79,15 @@ func (s *Store) VisibleFacts(ctx context.Context, scope yakor.Scope) ([]Fact, er
 	return fs, postgres.Wrap("list visible facts", err)
 }
 
-// FactFilter narrows Facts.
-type FactFilter struct {
+// Filter narrows List.
+type Filter struct {
 	Scope    string // chat, user, project or "" for all
 	ThreadID string // chat facts of this thread only; with scope project, that thread's project
 	Closed   bool   // also closed facts (superseded, forgotten, evicted)
 }
 
-// Facts lists scope's user's facts, newest first.
-func (s *Store) Facts(ctx context.Context, scope yakor.Scope, f FactFilter) ([]Fact, error) {
+// List lists scope's user's facts, newest first.
+func (s *Store) List(ctx context.Context, scope yakor.Scope, f Filter) ([]Fact, error) {
 	switch f.Scope {
 	case "", ScopeChat, ScopeUser, ScopeProject:
 	default:
@@ -140,17 +114,17 @@ ORDER BY id DESC LIMIT 1000`
 	return fs, postgres.Wrap("list facts", err)
 }
 
-// FactInput is a fact written by a user through the API.
-type FactInput struct {
+// Input is a fact written by a user through the API.
+type Input struct {
 	Scope    string
 	Kind     string // default fact
 	Text     string
 	ThreadID string // the chat (scope chat) or the thread whose project it is (scope project; none: the default project)
 }
 
-// AddFact stores a fact a user wrote; it supersedes nothing and is kept
-// like an extracted one (caps apply).
-func (s *Store) AddFact(ctx context.Context, scope yakor.Scope, in FactInput) (Fact, error) {
+// Add stores a fact a user wrote; it supersedes nothing and is kept like an
+// extracted one (caps apply).
+func (s *Store) Add(ctx context.Context, scope yakor.Scope, in Input) (Fact, error) {
 	if in.Kind == "" {
 		in.Kind = KindFact
 	}
@@ -200,7 +174,7 @@ func validFact(scope, kind, text string) error {
 	if text == "" {
 		return yakor.Errorf(yakor.EINVALID, "text is empty")
 	}
-	return history.ValidText("text", text, MaxFactChars)
+	return history.ValidText("text", text, MaxChars)
 }
 
 func validKind(kind string) bool {
@@ -223,14 +197,14 @@ func (s *Store) fact(ctx context.Context, scope yakor.Scope, id int64) (Fact, er
 	return f, postgres.Wrap("find fact", err)
 }
 
-// FactUpdate edits a fact; nil fields are left.
-type FactUpdate struct {
+// Update edits a fact; nil fields are left.
+type Update struct {
 	Text *string
 	Kind *string
 }
 
-// UpdateFact edits one of scope's user's facts.
-func (s *Store) UpdateFact(ctx context.Context, scope yakor.Scope, id int64, u FactUpdate) (Fact, error) {
+// Update edits one of scope's user's facts.
+func (s *Store) Update(ctx context.Context, scope yakor.Scope, id int64, u Update) (Fact, error) {
 	f, err := s.fact(ctx, scope, id)
 	if err != nil {
 		return Fact{}, err
@@ -252,8 +226,8 @@ func (s *Store) UpdateFact(ctx context.Context, scope yakor.Scope, id int64, u F
 	return s.fact(ctx, scope, id)
 }
 
-// DeleteFact deletes one of scope's user's facts for good.
-func (s *Store) DeleteFact(ctx context.Context, scope yakor.Scope, id int64) error {
+// Delete deletes one of scope's user's facts for good.
+func (s *Store) Delete(ctx context.Context, scope yakor.Scope, id int64) error {
 	tag, err := s.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, scope.TenantID, scope.UserID, id)
 	if err != nil {
 		return postgres.Wrap("delete fact", err)
@@ -264,10 +238,32 @@ func (s *Store) DeleteFact(ctx context.Context, scope yakor.Scope, id int64) err
 	return nil
 }
 
+// DeleteThread deletes the chat facts of scope's thread for good; the
+// user's and the project's facts stay. It says how many it deleted. The
+// fact extractor does not read the thread's messages again.
+func (s *Store) DeleteThread(ctx context.Context, scope yakor.Scope) (int, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND scope = 'chat'`,
+		scope.TenantID, scope.UserID, scope.ThreadParam())
+	if err != nil {
+		return 0, postgres.Wrap("delete chat facts", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// DeleteUser deletes all of scope's user's facts for good, of every scope,
+// closed ones too. It says how many it deleted.
+func (s *Store) DeleteUser(ctx context.Context, scope yakor.Scope) (int, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
+	if err != nil {
+		return 0, postgres.Wrap("delete user facts", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // enforceCaps closes the current facts of one scope over its cap: least
 // recently used first, corrections and blockers last.
 func (s *Store) enforceCaps(ctx context.Context, tx pgx.Tx, tenant, user, scope, thread, project string) error {
-	limit := map[string]int{ScopeChat: s.cfg.Facts.Chat, ScopeUser: s.cfg.Facts.User, ScopeProject: s.cfg.Facts.Project}[scope]
+	limit := map[string]int{ScopeChat: s.cfg.Caps.Chat, ScopeUser: s.cfg.Caps.User, ScopeProject: s.cfg.Caps.Project}[scope]
 	const q = `UPDATE facts SET valid_to = now(), closed_reason = 'evicted', updated_at = now()
 WHERE tenant_id = $1 AND id IN (
     SELECT id FROM facts

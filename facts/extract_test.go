@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ type want struct {
 	scope, kind, slot, value, text string
 }
 
-func TestOfflineFacts(t *testing.T) {
+func TestOffline(t *testing.T) {
 	tests := []struct {
 		msg    string
 		want   []want
@@ -122,7 +122,7 @@ func TestOfflineFacts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			got, forget := OfflineFacts(tt.msg)
+			got, forget := Offline(tt.msg)
 			if fmt.Sprint(forget) != fmt.Sprint(tt.forget) || len(forget) != len(tt.forget) {
 				t.Errorf("forget = %q, want %q", forget, tt.forget)
 			}
@@ -150,14 +150,14 @@ func TestOfflineFactsConfidence(t *testing.T) {
 		"The budget is 5k":                   0.8,
 		"We decided to ship on Monday":       0.6,
 	} {
-		got, _ := OfflineFacts(msg)
+		got, _ := Offline(msg)
 		if len(got) != 1 || got[0].Confidence != want {
-			t.Errorf("OfflineFacts(%q) = %+v, want one candidate of confidence %v", msg, got, want)
+			t.Errorf("Offline(%q) = %+v, want one candidate of confidence %v", msg, got, want)
 		}
 	}
 }
 
-func TestParseFacts(t *testing.T) {
+func TestParse(t *testing.T) {
 	valid := `{"facts":[{"scope":"user","kind":"fact","slot":"user.name","text":"The user's name is Anna.","value":"Anna","confidence":0.9}],"forget":["old budget"]}`
 	many := make([]string, 12)
 	for i := range many {
@@ -210,10 +210,10 @@ func TestParseFacts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, f, err := ParseFacts(tt.text)
+			c, f, err := Parse(tt.text)
 			if tt.bad {
-				if !errors.Is(err, ErrBadFacts) {
-					t.Fatalf("err = %v, want ErrBadFacts", err)
+				if !errors.Is(err, ErrBadAnswer) {
+					t.Fatalf("err = %v, want ErrBadAnswer", err)
 				}
 				return
 			}
@@ -230,9 +230,9 @@ func TestParseFacts(t *testing.T) {
 	}
 }
 
-func TestFactsRequest(t *testing.T) {
+func TestRequest(t *testing.T) {
 	long := strings.Repeat("а", 3000) + "TAIL"
-	req := FactsRequest("My name is Anna.", long)
+	req := Request("My name is Anna.", long)
 	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
 		t.Fatalf("messages = %+v", req.Messages)
 	}
@@ -251,7 +251,7 @@ func TestFactsRequest(t *testing.T) {
 	if n := strings.Count(user, "а"); n != 2000-len("TAIL") {
 		t.Errorf("context kept %d runes of filler, want %d", n, 2000-len("TAIL"))
 	}
-	if u := FactsRequest("hi", "").Messages[1].Content; strings.Contains(u, "EARLIER") {
+	if u := Request("hi", "").Messages[1].Content; strings.Contains(u, "EARLIER") {
 		t.Errorf("empty context rendered: %s", u)
 	}
 }

@@ -1,4 +1,4 @@
-package mnemos
+package facts
 
 import (
 	"context"
@@ -21,9 +21,8 @@ type Completer interface {
 	Complete(ctx context.Context, req llm.Request) (llm.Result, error)
 }
 
-// WithFactHelper makes the fact extractor ask helper (nil: the offline
-// extractor).
-func (s *Store) WithFactHelper(helper Completer) *Store {
+// WithHelper makes the extractor ask helper (nil: the offline extractor).
+func (s *Store) WithHelper(helper Completer) *Store {
 	s.helper = helper
 	return s
 }
@@ -31,7 +30,7 @@ func (s *Store) WithFactHelper(helper Completer) *Store {
 // factBatch is how many messages one extraction pass reads.
 const factBatch = 200
 
-// ExtractFacts reads scope's thread's user messages after its fact cursor,
+// Extract reads scope's thread's user messages after its fact cursor,
 // up to upTo (0: all), extracts what is worth keeping (the helper model, or
 // the offline extractor when there is none or its answer is unusable) and
 // applies it: a forget request closes the matching facts; a fact with a
@@ -40,7 +39,7 @@ const factBatch = 200
 // one merges into a near-duplicate; the caps apply. It runs under a lock per
 // thread and moves the cursor in the same transaction, so no message is read
 // twice. It returns how many facts it wrote or merged.
-func (s *Store) ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
+func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
 	total := 0
 	for {
 		n, more, err := s.extractBatch(ctx, scope, upTo)
@@ -51,7 +50,7 @@ func (s *Store) ExtractFacts(ctx context.Context, scope yakor.Scope, upTo int64)
 	}
 }
 
-// extractBatch is one transaction of ExtractFacts: up to factBatch
+// extractBatch is one transaction of Extract: up to factBatch
 // messages. more reports that messages up to upTo are left.
 func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64) (n int, more bool, err error) {
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
@@ -117,22 +116,22 @@ ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_i
 // extractor.
 func (s *Store) extract(ctx context.Context, message, context string) ([]Candidate, []string) {
 	if s.helper != nil {
-		res, err := s.helper.Complete(ctx, FactsRequest(message, context))
+		res, err := s.helper.Complete(ctx, Request(message, context))
 		if err == nil {
-			cands, forget, err := ParseFacts(res.Text)
+			cands, forget, err := Parse(res.Text)
 			if err == nil {
 				return cands, forget
 			}
 		}
 		s.log.WarnContext(ctx, "helper fact extraction failed; using the offline extractor", "err", err)
 	}
-	return OfflineFacts(message)
+	return Offline(message)
 }
 
 // applyFact stores one candidate from message msgID.
 func (s *Store) applyFact(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project string, msgID int64, c Candidate) error {
-	c.Text = cut(strings.TrimSpace(c.Text), MaxFactChars)
-	if c.Text == "" || !validKind(c.Kind) || history.ValidText("text", c.Text, MaxFactChars) != nil {
+	c.Text = cut(strings.TrimSpace(c.Text), MaxChars)
+	if c.Text == "" || !validKind(c.Kind) || history.ValidText("text", c.Text, MaxChars) != nil {
 		return nil
 	}
 	thread := ""
