@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // Anchor is one saved topic of a thread.
@@ -173,7 +173,7 @@ func containsData(have, data string) bool {
 // pg_trgm's trigram similarity (each word padded with two spaces in front
 // and one behind; shared trigrams over all trigrams of both) and the share
 // of the shorter topic's words that the other has, both over the topics'
-// Snowball stems (search.Keywords), so "прайс ЛДСП" and "прайса лдсп" are
+// Snowball stems (words.Keywords), so "прайс ЛДСП" and "прайса лдсп" are
 // 1, and "доставка москве" and "доставка субботу" share their subject. A
 // topic made only of stop words or short words falls back to its folded
 // words. An empty topic gives 0.
@@ -227,16 +227,14 @@ func set(words []string) map[string]struct{} {
 // topicWords returns a topic's stems, or its folded words when it has no
 // keyword.
 func topicWords(topic string) []string {
-	var words []string
-	for _, kw := range search.Keywords(topic, nil) {
-		words = append(words, kw.Stem)
+	var stems []string
+	for _, kw := range words.Keywords(topic, nil) {
+		stems = append(stems, kw.Stem)
 	}
-	if len(words) == 0 {
-		words = strings.FieldsFunc(search.Fold(topic), func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-		})
+	if len(stems) == 0 {
+		stems = words.Fields(topic)
 	}
-	return words
+	return stems
 }
 
 // trigrams returns the trigram set of words.

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // Sources of an Extraction.
@@ -29,7 +29,7 @@ type Extraction struct {
 
 // OfflineExtract reads a message with no model.
 //
-// Topic is the message's 1–3 most distinctive keywords (search.Keywords,
+// Topic is the message's 1–3 most distinctive keywords (words.Keywords,
 // without the names in exclude), in their readable folded form, joined by
 // spaces in order of appearance. A word is more distinctive the more
 // sentences mention it, when it is written as an acronym ("ЛДСП"), when it
@@ -100,7 +100,7 @@ func offlineTopic(text string, sentences, exclude []string) string {
 		sentences = []string{text}
 	}
 	for n, s := range sentences {
-		for _, kw := range search.Keywords(s, exclude) {
+		for _, kw := range words.Keywords(s, exclude) {
 			if r, _ := utf8.DecodeRuneInString(kw.Word); unicode.IsDigit(r) {
 				continue // a number, or a number glued to its unit
 			}
@@ -142,7 +142,7 @@ func offlineTopic(text string, sentences, exclude []string) string {
 // directly or in a chain ("3 тыс. руб/лист", "2.57м²").
 func unitsOf(text string) map[string]bool {
 	out := map[string]bool{}
-	toks := scanTokens(search.Fold(text))
+	toks := scanTokens(words.Fold(text))
 	for i := 1; i < len(toks); i++ {
 		if toks[i-1].kind != tokNum {
 			continue
@@ -187,7 +187,7 @@ func acronymsOf(text string) map[string]struct{} {
 			}
 		}
 		if letters >= 2 && upper == letters {
-			out[search.Fold(w)] = struct{}{}
+			out[words.Fold(w)] = struct{}{}
 		}
 	}
 	return out
@@ -316,7 +316,7 @@ func isGroupSpace(r rune) bool {
 // hasKeyData reports whether a fragment carries key data (see
 // OfflineExtract).
 func hasKeyData(fragment string) bool {
-	toks := scanTokens(search.Fold(fragment))
+	toks := scanTokens(words.Fold(fragment))
 	for i, t := range toks {
 		var next token
 		if i+1 < len(toks) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"yakor/search"
+	"yakor/words"
 )
 
 // offlineReply builds the offline chat reply. It runs the whole memory
@@ -25,8 +26,8 @@ func offlineReply(msgs []Message) string {
 	if qi >= 0 {
 		q = strings.TrimSpace(msgs[qi].Content)
 	}
-	t := wording(search.Lang(q) == "ru")
-	kws := search.Keywords(q, nil)
+	t := wording(words.Lang(q) == "ru")
+	kws := words.Keywords(q, nil)
 
 	var b strings.Builder
 	b.WriteString(t.notice)
@@ -99,11 +100,11 @@ func searchOffered(msgs []Message) bool {
 }
 
 // absent counts the keywords that no earlier non-system message contains.
-func absent(kws []search.Keyword, earlier []Message) int {
+func absent(kws []words.Keyword, earlier []Message) int {
 	var folded []string
 	for _, m := range earlier {
 		if m.Role != "system" {
-			folded = append(folded, search.Fold(m.Content))
+			folded = append(folded, words.Fold(m.Content))
 		}
 	}
 	n := 0
@@ -123,8 +124,8 @@ func absent(kws []search.Keyword, earlier []Message) int {
 }
 
 // overlap counts the keywords whose stem the text contains.
-func overlap(kws []search.Keyword, text string) int {
-	f := search.Fold(text)
+func overlap(kws []words.Keyword, text string) int {
+	f := words.Fold(text)
 	n := 0
 	for _, k := range kws {
 		if strings.Contains(f, k.Stem) {
@@ -146,7 +147,7 @@ func foundLines(block string) []string {
 }
 
 // bestLine picks the line sharing the most keywords (ties: the newest).
-func bestLine(kws []search.Keyword, lines []string) (string, bool) {
+func bestLine(kws []words.Keyword, lines []string) (string, bool) {
 	best, bestScore := "", -1
 	for _, l := range lines {
 		if s := overlap(kws, l); s >= bestScore {

@@ -22,6 +22,7 @@ import (
 	"yakor/mnemos"
 	"yakor/postgres"
 	"yakor/search"
+	"yakor/words"
 )
 
 // Model is the chat model a turn streams its answer from.
@@ -274,7 +275,7 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err != nil {
 		return Outcome{}, e.fail(scope, tr, start, err)
 	}
-	lang := search.Lang(userMsg.Content)
+	lang := words.Lang(userMsg.Content)
 	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
 		t := time.Now()
 		if _, err := e.anchors.Apply(ctx, scope, userMsg.ID); err != nil {
@@ -385,7 +386,7 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	}
 	lang := "en"
 	if len(window) > 0 {
-		lang = search.Lang(window[len(window)-1].Content)
+		lang = words.Lang(window[len(window)-1].Content)
 	}
 	block, err := e.anchorBlock(ctx, scope, lang)
 	if err != nil {

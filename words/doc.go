@@ -1,0 +1,12 @@
+// Package words is Yakor's text toolkit, the same for every package that
+// reads text, with no model and no database:
+//
+//   - Fold lower-cases text and turns ё into е, as the database's folded
+//     text is; Fields splits text into folded words; Lang tells Russian
+//     from English;
+//   - Keywords picks a text's distinctive words, folded, without English
+//     and Russian stop words (the embedded stopwords_en.txt and
+//     stopwords_ru.txt) and the names given, each with its Snowball stem.
+//
+// It imports nothing of Yakor and owns no tables.
+package words
