@@ -15,6 +15,7 @@ import (
 	"yakor"
 	"yakor/llm"
 	"yakor/postgres"
+	"yakor/words"
 )
 
 // Completer is the helper model, when one is configured.
@@ -133,7 +134,7 @@ ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
 	}
 
 	cfg := s.cfg.Decide
-	cfg.Similar = NewSimilarity()
+	cfg.Similar = words.NewSimilarity()
 	var out []Applied
 	for _, m := range msgs {
 		charsTotal += m.chars

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
-	"yakor/anchors"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/postgres"
@@ -169,7 +168,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND scope = $3 AND valid_to IS NULL
 	}
 	var superseded []int64
 	for _, f := range cur {
-		same := c.Slot != "" && words.Fold(f.value) == words.Fold(c.Value) || anchors.Similarity(f.text, c.Text) >= 0.8 || words.Fold(f.text) == words.Fold(c.Text)
+		same := c.Slot != "" && words.Fold(f.value) == words.Fold(c.Value) || words.Similarity(f.text, c.Text) >= 0.8 || words.Fold(f.text) == words.Fold(c.Text)
 		if same {
 			_, err := tx.Exec(ctx, `UPDATE facts SET source_message_ids = array_append(source_message_ids, $3), confidence = greatest(confidence, $4),
     last_used_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2 AND NOT source_message_ids @> ARRAY[$3::bigint]`,
