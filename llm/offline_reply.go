@@ -4,8 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"yakor/search"
 	"yakor/words"
+)
+
+// The offline model speaks the history-search protocol the way a real model
+// does, as text: the system prompt teaches the marker, the model answers
+// with a marker line alone, and the hits come back in a user message that
+// opens with a block header, one hit a line starting with "(". Package
+// search owns that protocol (Instruction, Marker, FoundOpen, FormatHits);
+// llm, which every package that calls a model imports, does not import
+// search, and TestOfflineSearchProtocol checks these words against it.
+const (
+	searchMarker = "SEARCH_HISTORY:"     // search.Marker's prefix, without its space
+	foundOpen    = "[FOUND IN HISTORY:"  // search.FoundOpen
+	foundOpenRU  = "[НАЙДЕНО В ИСТОРИИ:" // search.FoundOpenRU
 )
 
 // offlineReply builds the offline chat reply. It runs the whole memory
@@ -48,11 +60,11 @@ func offlineReply(msgs []Message) string {
 	}
 	if searchOffered(msgs) && len(kws) > 0 && strings.ContainsAny(q, "?？") {
 		if missing := absent(kws, msgs[:qi]); 2*missing >= len(kws) {
-			words := make([]string, len(kws))
+			ws := make([]string, len(kws))
 			for i, k := range kws {
-				words[i] = k.Word
+				ws[i] = k.Word
 			}
-			return search.Marker(strings.Join(words, " "))
+			return searchMarker + " " + strings.Join(ws, " ")
 		}
 	}
 	best, bestScore := -1, 0
@@ -86,13 +98,13 @@ func question(msgs []Message) int {
 }
 
 func isFoundBlock(s string) bool {
-	return strings.HasPrefix(s, search.FoundOpen) || strings.HasPrefix(s, search.FoundOpenRU)
+	return strings.HasPrefix(s, foundOpen) || strings.HasPrefix(s, foundOpenRU)
 }
 
 // searchOffered reports whether the system prompt teaches the marker.
 func searchOffered(msgs []Message) bool {
 	for _, m := range msgs {
-		if m.Role == "system" && strings.Contains(m.Content, "SEARCH_HISTORY:") {
+		if m.Role == "system" && strings.Contains(m.Content, searchMarker) {
 			return true
 		}
 	}
