@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // MaxData is the longest an anchor's data may be, in characters (runes).
@@ -142,7 +142,7 @@ func firstRunes(s string, n int) string {
 
 // normalize folds s and collapses its white space, for comparing texts.
 func normalize(s string) string {
-	return strings.Join(strings.Fields(search.Fold(s)), " ")
+	return strings.Join(strings.Fields(words.Fold(s)), " ")
 }
 
 // fragmentLabel returns what fragment f is about, folded (see Distill), or

@@ -7,12 +7,12 @@
 //
 // The pure core needs no database:
 //
-//   - OfflineExtract reads a message's topic and key data with no model (a
-//     helper model may give an Extraction instead);
+//   - OfflineExtract reads a message's topic (words.Topic) and key data with
+//     no model (a helper model may give an Extraction instead);
 //   - Decide takes, per message, one of NEW_ANCHOR, MERGE_ANCHOR (a return
 //     to an earlier topic), UPDATE_ANCHOR_DATA or NO_ANCHOR, and records
-//     which rule fired; topics are compared with Similarity, a pg_trgm-style
-//     trigram similarity over Snowball stems;
+//     which rule fired; topics are compared with words.Similarity, a
+//     pg_trgm-style trigram similarity over Snowball stems;
 //   - Distill merges new data into an anchor's data, newest values winning,
 //     within MaxData (1,500) characters;
 //   - Block renders the anchors block of a prompt ("[DIALOGUE TOPICS: … →

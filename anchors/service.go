@@ -16,6 +16,7 @@ import (
 	"yakor/history"
 	"yakor/llm"
 	"yakor/postgres"
+	"yakor/words"
 )
 
 // Completer is the helper model, when one is configured.
@@ -129,7 +130,7 @@ func (s *Service) process(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upT
 	}
 
 	cfg := s.cfg.Decide
-	cfg.Similar = NewSimilarity()
+	cfg.Similar = words.NewSimilarity()
 	var out []Applied
 	for _, m := range msgs {
 		charsTotal += m.chars

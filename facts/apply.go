@@ -9,11 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
-	"yakor/anchors"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/postgres"
-	"yakor/search"
+	"yakor/words"
 )
 
 // Completer is the helper model.
@@ -168,7 +167,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND scope = $3 AND valid_to IS NULL
 	}
 	var superseded []int64
 	for _, f := range cur {
-		same := c.Slot != "" && search.Fold(f.value) == search.Fold(c.Value) || anchors.Similarity(f.text, c.Text) >= 0.8 || search.Fold(f.text) == search.Fold(c.Text)
+		same := c.Slot != "" && words.Fold(f.value) == words.Fold(c.Value) || words.Similarity(f.text, c.Text) >= 0.8 || words.Fold(f.text) == words.Fold(c.Text)
 		if same {
 			_, err := tx.Exec(ctx, `UPDATE facts SET source_message_ids = array_append(source_message_ids, $3), confidence = greatest(confidence, $4),
     last_used_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2 AND NOT source_message_ids @> ARRAY[$3::bigint]`,
@@ -197,7 +196,7 @@ WHERE tenant_id = $1 AND id = ANY($2)`, scope.TenantID, superseded, id); err != 
 // forgetFacts closes the current facts the thread sees that phrase names:
 // those holding most of its keywords. It returns how many.
 func forgetFacts(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project, phrase string) (int, error) {
-	kws := search.Keywords(phrase, nil)
+	kws := words.Keywords(phrase, nil)
 	if len(kws) == 0 {
 		return 0, nil
 	}
@@ -211,7 +210,7 @@ func forgetFacts(ctx context.Context, tx pgx.Tx, scope yakor.Scope, project, phr
 	}
 	var ids []int64
 	for _, f := range facts {
-		folded := search.Fold(f.Text + " " + f.Value)
+		folded := words.Fold(f.Text + " " + f.Value)
 		hit := 0
 		for _, k := range kws {
 			if strings.Contains(folded, k.Stem) {

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // Fact kinds.
@@ -119,7 +119,7 @@ func factStem(w, stems string) bool {
 // factFind returns the first row of table whose stems (row[0]) match a word
 // of text.
 func factFind(table [][4]string, text string) ([4]string, bool) {
-	for _, w := range strings.FieldsFunc(search.Fold(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+	for _, w := range strings.FieldsFunc(words.Fold(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		for _, row := range table {
 			if factStem(w, row[0]) {
 				return row, true
@@ -132,7 +132,7 @@ func factFind(table [][4]string, text string) ([4]string, bool) {
 // Offline returns the candidates in a user's message, and what the
 // user asks to forget (nil if nothing). It is deterministic and works per
 // sentence (split at . ! ? ; … before a space, and at line breaks); keywords
-// match case-insensitively; texts are Russian when search.Lang calls the
+// match case-insensitively; texts are Russian when words.Lang calls the
 // message Russian. A sentence is, the first that applies:
 //   - forget: "forget that/about X", "забудь, что/про/о X", "забудь: X",
 //     also after "please"/"can you" → X joins forget; no fact is made.
@@ -176,7 +176,7 @@ func factFind(table [][4]string, text string) ([4]string, bool) {
 // message's first 6000 runes are read, as by Request.
 func Offline(message string) (cands []Candidate, forget []string) {
 	message = cut(message, factsMessageRunes)
-	lang := search.Lang(message)
+	lang := words.Lang(message)
 	for _, s := range factSentences(message) {
 		cs, f := sentenceFacts(s, lang)
 		if f != "" {
@@ -202,7 +202,7 @@ func factSentences(msg string) []string {
 	for _, loc := range append(factSplitRe.FindAllStringIndex(msg, -1), []int{len(msg), len(msg)}) {
 		next, _ := utf8.DecodeRuneInString(msg[loc[1]:])
 		word := msg[start:loc[0]]
-		word = search.Fold(word[strings.LastIndexAny(word, " \t\n(")+1:])
+		word = words.Fold(word[strings.LastIndexAny(word, " \t\n(")+1:])
 		if loc[0] < len(msg) && msg[loc[0]] == '.' && (unicode.IsLower(next) || unicode.IsDigit(next)) && strings.Contains(factAbbrev, " "+word+" ") {
 			continue
 		}
@@ -222,7 +222,7 @@ func sentenceFacts(s, lang string) ([]Candidate, string) {
 	if m := factRememberRe.FindStringSubmatch(s); m != nil {
 		body := factClean(m[1])
 		cs := factRules(body, lang)
-		if len(cs) == 0 && len(search.Keywords(body, nil)) > 0 {
+		if len(cs) == 0 && len(words.Keywords(body, nil)) > 0 {
 			c := Candidate{Scope: ScopeProject, Kind: KindFact, Text: factSentence(body)}
 			if factLikeRe.MatchString(body) {
 				c.Kind = KindPreference
@@ -242,7 +242,7 @@ func sentenceFacts(s, lang string) ([]Candidate, string) {
 	}
 	if m := factCorrectRe.FindStringSubmatch(s); m != nil {
 		cs := factRules(m[2], lang)
-		if explicit := strings.Contains("correction поправка", search.Fold(m[1])); len(cs) == 0 && explicit && len(search.Keywords(m[2], nil)) > 0 {
+		if explicit := strings.Contains("correction поправка", words.Fold(m[1])); len(cs) == 0 && explicit && len(words.Keywords(m[2], nil)) > 0 {
 			cs = append(cs, Candidate{Text: factSentence(m[2]), Confidence: 0.6})
 		}
 		for i := range cs {
@@ -264,8 +264,8 @@ func factRules(s, lang string) []Candidate {
 	}
 	if m := factNameRe.FindStringSubmatch(s); m != nil {
 		first, n := utf8.DecodeRuneInString(m[2])
-		loose := !strings.HasPrefix(search.Fold(m[1]), "call") && !strings.HasPrefix(search.Fold(m[1]), "зовите")
-		if unicode.IsUpper(first) || loose && len(search.Keywords(m[2], nil)) > 0 {
+		loose := !strings.HasPrefix(words.Fold(m[1]), "call") && !strings.HasPrefix(words.Fold(m[1]), "зовите")
+		if unicode.IsUpper(first) || loose && len(words.Keywords(m[2], nil)) > 0 {
 			name := string(unicode.ToUpper(first)) + m[2][n:] + m[3]
 			add(ScopeUser, KindFact, "user.name", factPick(lang, "The user's name is "+name, "Пользователя зовут "+name), name, 0.9)
 		}
@@ -277,7 +277,7 @@ func factRules(s, lang string) []Candidate {
 		name, ver, after := s[m[2]:m[3]], s[m[4]:m[5]], strings.Fields(s[m[5]:] + " .")[0]
 		if next, _ := utf8.DecodeRuneInString(s[m[5]:]); !unicode.IsLetter(next) && !unicode.IsDigit(next) && next != '%' &&
 			factProduct(name, ver) && !factUnitRe.MatchString(strings.TrimRight(after, ",;")) {
-			add(ScopeProject, KindFact, "project.version:"+search.Fold(name),
+			add(ScopeProject, KindFact, "project.version:"+words.Fold(name),
 				factPick(lang, "The project uses "+name+" "+ver, "В проекте используется "+name+" "+ver), ver, 0.8)
 		}
 	}
@@ -323,7 +323,7 @@ func factAmount(s string) string {
 	if loc := factNumRe.FindStringIndex(s[len(num):]); units == 0 && loc != nil && factYearRe.MatchString(v) {
 		return factAmount(s[len(num)+loc[0]:])
 	}
-	if w := v[strings.LastIndexByte(v, ' ')+1:]; strings.HasSuffix(w, ".") && !strings.Contains(factAbbrev, " "+search.Fold(w[:len(w)-1])+" ") {
+	if w := v[strings.LastIndexByte(v, ' ')+1:]; strings.HasSuffix(w, ".") && !strings.Contains(factAbbrev, " "+words.Fold(w[:len(w)-1])+" ") {
 		v = v[:len(v)-1]
 	}
 	return v
@@ -342,16 +342,16 @@ func teamFact(s, lang string) (Candidate, bool) {
 		if i := strings.IndexAny(x, ",;:()"); i >= 0 {
 			x = x[:i]
 		}
-		words := strings.Fields(x)
-		words = words[:min(3, len(words))]
-		if len(words) > 0 && known(words[0]) {
+		ws := strings.Fields(x)
+		ws = ws[:min(3, len(ws))]
+		if len(ws) > 0 && known(ws[0]) {
 			return c, true
 		}
-		for i, w := range words {
-			if f := search.Fold(w); f == "team" || f == "department" || strings.HasPrefix(f, "команд") || strings.HasPrefix(f, "отдел") {
-				v := factClean(strings.Join(words[:i], " "))
+		for i, w := range ws {
+			if f := words.Fold(w); f == "team" || f == "department" || strings.HasPrefix(f, "команд") || strings.HasPrefix(f, "отдел") {
+				v := factClean(strings.Join(ws[:i], " "))
 				if i == 0 {
-					v = factClean(strings.Join(words[1:], " "))
+					v = factClean(strings.Join(ws[1:], " "))
 				}
 				c.Value, c.Text = v, factPick(lang, "The user works on the "+v+" team.", "Пользователь работает в команде "+v+".")
 				return c, v != ""
@@ -382,7 +382,7 @@ func prefFact(s, lang string) (Candidate, bool) {
 	reply := false // only a reply verb matched: a known topic is needed
 	if m := factPrefRe.FindStringSubmatch(s); m != nil {
 		c.Value, c.Text = factClean(m[2]), factPick(lang, "The user prefers ", "Пользователь предпочитает ")
-		if v := search.Fold(m[1]); strings.Contains(v, "rather") || strings.Contains(v, "удобнее") {
+		if v := words.Fold(m[1]); strings.Contains(v, "rather") || strings.Contains(v, "удобнее") {
 			c.Text = factPick(lang, "The user would rather ", "Пользователю удобнее ")
 		}
 		c.Text += c.Value + "."
@@ -392,7 +392,7 @@ func prefFact(s, lang string) (Candidate, bool) {
 	} else {
 		return c, false
 	}
-	f := search.Fold(c.Value)
+	f := words.Fold(c.Value)
 	if l, ok := factFind(factLangs, f); ok {
 		c.Slot, c.Value, c.Confidence = "user.preference:language", factPick(lang, l[1], l[2]), 0.8
 		c.Text = factPick(lang, "The user prefers answers in "+l[1]+".", "Пользователь предпочитает ответы на "+strings.TrimSuffix(l[2], "ий")+"ом языке.")
@@ -401,7 +401,7 @@ func prefFact(s, lang string) (Candidate, bool) {
 	} else if reply {
 		return c, false // "write a function that sorts numbers"
 	} else {
-		for _, k := range search.Keywords(c.Value, nil) {
+		for _, k := range words.Keywords(c.Value, nil) {
 			if !strings.Contains(factSkip, " "+k.Word+" ") {
 				c.Slot = "user.preference:" + k.Word
 				break
@@ -416,13 +416,13 @@ func prefFact(s, lang string) (Candidate, bool) {
 // no date or IP address.
 func factProduct(name, ver string) bool {
 	parts := strings.Split(strings.TrimPrefix(ver, "v"), ".")
-	if len(parts) >= 4 || len(parts) == 3 && len(parts[2]) == 4 || strings.Contains(factNotProduct, " "+search.Fold(name)+" ") {
+	if len(parts) >= 4 || len(parts) == 3 && len(parts[2]) == 4 || strings.Contains(factNotProduct, " "+words.Fold(name)+" ") {
 		return false
 	}
 	if first, _ := utf8.DecodeRuneInString(name); utf8.RuneCountInString(name) <= 2 || strings.ContainsAny(name, "+#") {
 		return unicode.IsUpper(first)
 	}
-	return len(search.Keywords(name, nil)) > 0
+	return len(words.Keywords(name, nil)) > 0
 }
 
 // factPick returns ru for Russian, else en.

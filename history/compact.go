@@ -14,7 +14,7 @@ import (
 	"yakor"
 	"yakor/llm"
 	"yakor/postgres"
-	"yakor/search"
+	"yakor/words"
 )
 
 // latestSummary returns the newest summary row of scope's thread older
@@ -258,7 +258,7 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <>
 			first = ps
 		}
 	}
-	text := sum.Render(search.Lang(joinContent(cheap)), first, through)
+	text := sum.Render(words.Lang(joinContent(cheap)), first, through)
 	row, created, err := c.store.WriteSummary(ctx, scope, through, text)
 	if err != nil {
 		return Compacted{}, err

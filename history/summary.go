@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"yakor/llm"
-	"yakor/search"
+	"yakor/words"
 )
 
 // ErrBadSummary wraps every error of ParseSummaryAnswer.
@@ -181,7 +181,7 @@ func ParseSummary(text string) (s Summary, ok bool) {
 //     verbatim, at most 200 runes (a cut keeps the first number in view).
 //   - Pending: user questions and anyone's promises ("I will", "I'll check",
 //     "later", "проверю", "позже", "вернусь"…) that no later assistant
-//     message answers, i.e. contains at least half of their search.Keywords
+//     message answers, i.e. contains at least half of their words.Keywords
 //     stems (any later assistant message answers an item without keywords).
 //     A promise is never also Resolved.
 //   - ActiveTask: the first sentence of the last user message, else prev's.
@@ -199,7 +199,7 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 	task, answers := "", make([]string, len(msgs)) // folded assistant messages
 	for i, m := range msgs {
 		if m.Role == RoleAssistant && sumIsMessage(m) {
-			answers[i] = search.Fold(m.Content)
+			answers[i] = words.Fold(m.Content)
 		}
 	}
 	for i, m := range msgs {
@@ -241,7 +241,7 @@ func OfflineSummary(prev Summary, msgs []Message, maxChars int) Summary {
 // SummaryRequest builds the helper model's request: a system message with
 // the instructions and the JSON contract ({"resolved": [...], "pending":
 // [...], "active_task": "..."}), naming the conversation's language (by
-// search.Lang) and, when maxChars > 0, the summary's size limit; and a user
+// words.Lang) and, when maxChars > 0, the summary's size limit; and a user
 // message with prev rendered (without its header) and the messages as
 // "role (#id): content" lines, with the author and the day (UTC, with its
 // weekday) when known: "role (#id, Author, Fri 2026-11-27): ". The lines
@@ -256,7 +256,7 @@ func SummaryRequest(prev Summary, msgs []Message, maxChars int) llm.Request {
 			sample = append(sample, m.Content)
 		}
 	}
-	lang := search.Lang(strings.Join(sample, "\n"))
+	lang := words.Lang(strings.Join(sample, "\n"))
 	langName := map[string]string{"ru": "Russian", "en": "English"}[lang]
 	limit := ""
 	if maxChars > 0 {

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // sumRelativeWords name a day relative to when they were said; folded, "_"
@@ -31,7 +31,7 @@ var sumWeekdaysRU = [7]string{"вс", "пн", "вт", "ср", "чт", "пт", "�
 // language: " (said on Fri 2026-11-27)", " (сказано в пт 2026-11-27)".
 func sumStamp(item string, at time.Time) string {
 	at = at.UTC()
-	if search.Lang(item) == "ru" {
+	if words.Lang(item) == "ru" {
 		return " (сказано в " + sumWeekdaysRU[at.Weekday()] + " " + at.Format("2006-01-02") + ")"
 	}
 	return " (said on " + at.Format("Mon 2006-01-02") + ")"

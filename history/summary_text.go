@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 func sumIsMessage(m Message) bool { return m.Kind == "" || m.Kind == KindMessage }
@@ -76,7 +76,7 @@ func sumSentences(text string) []string {
 				last := before[strings.LastIndexFunc(before, unicode.IsSpace)+1:]
 				r, n := utf8.DecodeRuneInString(last)
 				if strings.Trim(before, "0123456789") == "" || n == len(last) && unicode.IsUpper(r) ||
-					strings.Contains(last, ".") || sumAbbrevs[search.Fold(last)] {
+					strings.Contains(last, ".") || sumAbbrevs[words.Fold(last)] {
 					continue // "1.", "J. Smith", "e.g.", "руб."
 				}
 			}
@@ -88,10 +88,10 @@ func sumSentences(text string) []string {
 	return out
 }
 
-func sumSet(words string) map[string]bool {
+func sumSet(list string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		set[search.Fold(strings.ReplaceAll(w, "_", " "))] = true
+	for _, w := range strings.Fields(list) {
+		set[words.Fold(strings.ReplaceAll(w, "_", " "))] = true
 	}
 	return set
 }
@@ -125,7 +125,7 @@ func sumWords(s string) []string {
 func sumHas(s string, set map[string]bool) bool {
 	prev := ""
 	for _, w := range sumWords(s) {
-		w = search.Fold(w)
+		w = words.Fold(w)
 		if set[w] || set[prev+" "+w] {
 			return true
 		}
@@ -141,13 +141,13 @@ func sumCarries(s string) bool {
 		sumHas(s, sumCarryWords) {
 		return true
 	}
-	words := sumWords(s)
-	for i, w := range words {
+	ws := sumWords(s)
+	for i, w := range ws {
 		r, _ := utf8.DecodeRuneInString(w)
 		// A name carries a statement ("Anna Petrova leads the team"), not a
 		// greeting ("Thanks, Mel!").
-		if i > 0 && len(words) >= 6 && unicode.IsUpper(r) && w != "I" && !strings.HasPrefix(w, "I'") ||
-			slices.ContainsFunc(sumDatePrefixes, func(p string) bool { return strings.HasPrefix(search.Fold(w), p) }) {
+		if i > 0 && len(ws) >= 6 && unicode.IsUpper(r) && w != "I" && !strings.HasPrefix(w, "I'") ||
+			slices.ContainsFunc(sumDatePrefixes, func(p string) bool { return strings.HasPrefix(words.Fold(w), p) }) {
 			return true
 		}
 	}
@@ -157,7 +157,7 @@ func sumCarries(s string) bool {
 // sumAnswered reports whether one of the folded answers ("" for none)
 // holds at least half of item's keyword stems (any answer, if it has none).
 func sumAnswered(item string, answers []string) bool {
-	kws := search.Keywords(item, nil)
+	kws := words.Keywords(item, nil)
 	for _, f := range answers {
 		shared := 0
 		for _, k := range kws {
@@ -176,7 +176,7 @@ func sumAnswered(item string, answers []string) bool {
 // empty ones and ones whose folded words occur in a kept item's; a longer
 // item replaces the shorter one it contains.
 func sumDedupe(out []string, lists ...[]string) []string {
-	key := func(s string) string { return " " + search.Fold(sumOneLine(s)) + " " }
+	key := func(s string) string { return " " + words.Fold(sumOneLine(s)) + " " }
 	for _, list := range lists {
 	next:
 		for _, it := range list {

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor/llm"
-	"yakor/search"
+	"yakor/words"
 )
 
 // noteSystem tells the helper model how to write a study note.
@@ -64,7 +64,7 @@ func (s *Service) note(ctx context.Context, topic, title string, page Page) (str
 // most keywords with the topic (numbers count extra), in the page's order,
 // up to max characters. It returns "" when no sentence shares a keyword.
 func extract(topic, title, text string, max int) string {
-	kws := search.Keywords(topic+" "+title, nil)
+	kws := words.Keywords(topic+" "+title, nil)
 	type sentence struct {
 		i     int
 		text  string
@@ -72,7 +72,7 @@ func extract(topic, title, text string, max int) string {
 	}
 	var picked []sentence
 	for i, sent := range sentences(text) {
-		folded := search.Fold(sent)
+		folded := words.Fold(sent)
 		score := 0
 		for _, k := range kws {
 			if strings.Contains(folded, k.Stem) {

@@ -4,7 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"yakor/search"
+	"yakor/words"
+)
+
+// The offline model speaks the history-search protocol the way a real model
+// does, as text: the system prompt teaches the marker, the model answers
+// with a marker line alone, and the hits come back in a user message that
+// opens with a block header, one hit a line starting with "(". Package
+// search owns that protocol (Instruction, Marker, FoundOpen, FormatHits);
+// llm, which every package that calls a model imports, does not import
+// search, and TestOfflineSearchProtocol checks these words against it.
+const (
+	searchMarker = "SEARCH_HISTORY:"     // search.Marker's prefix, without its space
+	foundOpen    = "[FOUND IN HISTORY:"  // search.FoundOpen
+	foundOpenRU  = "[НАЙДЕНО В ИСТОРИИ:" // search.FoundOpenRU
 )
 
 // offlineReply builds the offline chat reply. It runs the whole memory
@@ -25,8 +38,8 @@ func offlineReply(msgs []Message) string {
 	if qi >= 0 {
 		q = strings.TrimSpace(msgs[qi].Content)
 	}
-	t := wording(search.Lang(q) == "ru")
-	kws := search.Keywords(q, nil)
+	t := wording(words.Lang(q) == "ru")
+	kws := words.Keywords(q, nil)
 
 	var b strings.Builder
 	b.WriteString(t.notice)
@@ -47,11 +60,11 @@ func offlineReply(msgs []Message) string {
 	}
 	if searchOffered(msgs) && len(kws) > 0 && strings.ContainsAny(q, "?？") {
 		if missing := absent(kws, msgs[:qi]); 2*missing >= len(kws) {
-			words := make([]string, len(kws))
+			ws := make([]string, len(kws))
 			for i, k := range kws {
-				words[i] = k.Word
+				ws[i] = k.Word
 			}
-			return search.Marker(strings.Join(words, " "))
+			return searchMarker + " " + strings.Join(ws, " ")
 		}
 	}
 	best, bestScore := -1, 0
@@ -85,13 +98,13 @@ func question(msgs []Message) int {
 }
 
 func isFoundBlock(s string) bool {
-	return strings.HasPrefix(s, search.FoundOpen) || strings.HasPrefix(s, search.FoundOpenRU)
+	return strings.HasPrefix(s, foundOpen) || strings.HasPrefix(s, foundOpenRU)
 }
 
 // searchOffered reports whether the system prompt teaches the marker.
 func searchOffered(msgs []Message) bool {
 	for _, m := range msgs {
-		if m.Role == "system" && strings.Contains(m.Content, "SEARCH_HISTORY:") {
+		if m.Role == "system" && strings.Contains(m.Content, searchMarker) {
 			return true
 		}
 	}
@@ -99,11 +112,11 @@ func searchOffered(msgs []Message) bool {
 }
 
 // absent counts the keywords that no earlier non-system message contains.
-func absent(kws []search.Keyword, earlier []Message) int {
+func absent(kws []words.Keyword, earlier []Message) int {
 	var folded []string
 	for _, m := range earlier {
 		if m.Role != "system" {
-			folded = append(folded, search.Fold(m.Content))
+			folded = append(folded, words.Fold(m.Content))
 		}
 	}
 	n := 0
@@ -123,8 +136,8 @@ func absent(kws []search.Keyword, earlier []Message) int {
 }
 
 // overlap counts the keywords whose stem the text contains.
-func overlap(kws []search.Keyword, text string) int {
-	f := search.Fold(text)
+func overlap(kws []words.Keyword, text string) int {
+	f := words.Fold(text)
 	n := 0
 	for _, k := range kws {
 		if strings.Contains(f, k.Stem) {
@@ -146,7 +159,7 @@ func foundLines(block string) []string {
 }
 
 // bestLine picks the line sharing the most keywords (ties: the newest).
-func bestLine(kws []search.Keyword, lines []string) (string, bool) {
+func bestLine(kws []words.Keyword, lines []string) (string, bool) {
 	best, bestScore := "", -1
 	for _, l := range lines {
 		if s := overlap(kws, l); s >= bestScore {

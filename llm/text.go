@@ -3,38 +3,12 @@ package llm
 import (
 	"hash/fnv"
 	"math"
-	"strings"
-	"unicode"
+
+	"yakor/words"
 )
 
 // OfflineDims is the length of the offline provider's embedding vectors.
 const OfflineDims = 384
-
-// words splits text into lower-cased runs of letters and digits, with ё
-// folded into е.
-func words(text string) []string {
-	var out []string
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
-		}
-	}
-	for _, r := range text {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		r = unicode.ToLower(r)
-		if r == 'ё' {
-			r = 'е'
-		}
-		b.WriteRune(r)
-	}
-	flush()
-	return out
-}
 
 // offlineVector embeds text as hashed features: each word and each
 // character 3-gram of the word with boundary markers, hashed with FNV-1a into
@@ -53,7 +27,7 @@ func offlineVector(text string) []float32 {
 		}
 		acc[i] += weight
 	}
-	for _, w := range words(text) {
+	for _, w := range words.Fields(text) {
 		add("w\x00"+w, 1)
 		r := []rune("<" + w + ">")
 		for i := 0; i+3 <= len(r); i++ {

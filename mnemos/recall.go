@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
-	"yakor/anchors"
 	"yakor/postgres"
+	"yakor/words"
 )
 
 // RecallConfig tunes the few-shot block of each prompt.
@@ -102,8 +102,8 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 	}
 	br := s.db.SendBatch(ctx, batch)
 	defer br.Close()
-	topic := anchors.OfflineExtract(message, nil).Topic
-	sim := anchors.NewSimilarity()
+	topic := words.Topic(message, nil)
+	sim := words.NewSimilarity()
 	var picked [4][]candidate
 	for level := L1; level <= L3; level++ {
 		rows, err := br.Query()

@@ -9,9 +9,9 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"yakor"
-	"yakor/anchors"
 	"yakor/history"
 	"yakor/postgres"
+	"yakor/words"
 )
 
 // Topic is a research topic: something the assistant should study.
@@ -51,7 +51,7 @@ FROM research_topics WHERE tenant_id = $1 ORDER BY id DESC LIMIT 500`
 		match int64
 		best  float64
 	)
-	sim := anchors.NewSimilarity()
+	sim := words.NewSimilarity()
 	for rows.Next() {
 		var (
 			cand int64

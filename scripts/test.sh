@@ -33,6 +33,6 @@ go test -count=1 -timeout 12m ${GOTESTFLAGS:-} ./...
 # A short fuzzing pass over the parsers and request decoders on every run;
 # seeds live in each package's testdata/fuzz. YAKOR_FUZZTIME=5m for a longer
 # one. go test -fuzz takes one package and one target at a time.
-for target in search:FuzzParser search:FuzzKeywords web/oaicompat:FuzzChatRequest web:FuzzDecode; do
+for target in search:FuzzParser search:FuzzPatterns words:FuzzKeywords web/oaicompat:FuzzChatRequest web:FuzzDecode; do
   go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${YAKOR_FUZZTIME:-10s}" "./${target%%:*}/"
 done

@@ -1,11 +1,14 @@
-// Package search lets the model search a whole thread. It parses the
-// SEARCH_HISTORY marker out of the model's streamed output, turns a query
-// into keywords (folded, stop words removed, stemmed), and runs a
+// Package search lets the model search a whole thread. It owns the
+// SEARCH_HISTORY protocol: the instruction that teaches it (Instruction),
+// the marker line the model writes (Marker), the parser that takes that
+// line out of the model's streamed output (Parser), and the block of hits
+// given back for a second pass (FoundOpen, FormatHits). And it runs a
 // parameterized, relevance-ranked search over the thread's messages
-// (read-only, on history's messages table) for a second pass. Two lexical
-// legs rank the messages, a keyword leg (substrings of the folded text,
-// weighted by rarity) and a full-text leg; an optional semantic leg
-// (WithSemantic: the messages whose embeddings are nearest the query's,
-// found by an index kept elsewhere, such as mnemos.MessageIndex) joins
-// them, and the lists are fused by reciprocal rank.
+// (read-only, on history's messages table) for the keywords of a query
+// (words.Keywords: folded, stop words removed, stemmed). Two lexical legs
+// rank the messages, a keyword leg (substrings of the folded text, weighted
+// by rarity) and a full-text leg; an optional semantic leg (WithSemantic:
+// the messages whose embeddings are nearest the query's, found by an index
+// kept elsewhere, such as mnemos.MessageIndex) joins them, and the lists
+// are fused by reciprocal rank. It owns no tables.
 package search

@@ -6,7 +6,7 @@ const (
 	TextLegSQL    = textLegSQL
 )
 
-// Patterns and TSQuery let the fuzz test check the statements' arguments
+// Patterns and TSQuery let FuzzPatterns check the statements' arguments
 // built from keywords.
 var (
 	Patterns = patterns

@@ -27,7 +27,9 @@ func Instruction(lang string) string {
 // Marker is the line a model writes to search for query.
 func Marker(query string) string { return "SEARCH_HISTORY: " + query }
 
-// FoundOpen and its Russian twin open a block of hits in the prompt.
+// FoundOpen and its Russian twin open a block of hits in the prompt. The
+// offline model (llm.Offline) knows them and the marker only as text, as
+// any model does; llm's TestOfflineSearchProtocol fails when they change.
 const (
 	FoundOpen   = "[FOUND IN HISTORY:"
 	FoundOpenRU = "[НАЙДЕНО В ИСТОРИИ:"

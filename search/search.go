@@ -14,6 +14,7 @@ import (
 
 	"yakor"
 	"yakor/postgres"
+	"yakor/words"
 )
 
 // Defaults of a search.
@@ -136,7 +137,7 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	if err != nil {
 		return res, postgres.Wrap("search: thread", err)
 	}
-	kws := Keywords(query, authors)
+	kws := words.Keywords(query, authors)
 	if len(kws) == 0 {
 		res.Took = time.Since(start)
 		return res, nil
@@ -238,7 +239,7 @@ type scored struct {
 // rare word it then reads the whole thread (a 100,000-message thread: up to
 // a second). Bitmap scans leave it the GIN indexes, which intersect the
 // thread and the words before reading a row.
-func (s *Searcher) indexedLegs(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
+func (s *Searcher) indexedLegs(ctx context.Context, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
 			return postgres.Wrap("search: plan", err)
@@ -256,7 +257,7 @@ func (s *Searcher) indexedLegs(ctx context.Context, scope yakor.Scope, kws []Key
 // keywordLeg ranks messages by the rare-word-weighted count of keywords
 // they contain: each keyword's stem is an escaped substring pattern over
 // the folded text, served by the thread-keyed trigram index.
-func keywordLeg(ctx context.Context, db DB, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) ([]scored, error) {
+func keywordLeg(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) ([]scored, error) {
 	rows, err := db.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, patterns(kws), beforeID, keywordCap, float64(count), legTop)
 	if err != nil {
 		return nil, postgres.Wrap("search: keywords", err)
@@ -267,7 +268,7 @@ func keywordLeg(ctx context.Context, db DB, scope yakor.Scope, kws []Keyword, co
 // smallLegs scores both legs of a small thread in one pass over it; the
 // keyword weights are computed here from the matches, as keywordLegSQL
 // computes them in SQL.
-func (s *Searcher) smallLegs(ctx context.Context, scope yakor.Scope, kws []Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
+func (s *Searcher) smallLegs(ctx context.Context, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	stems := make([]string, len(kws))
 	for i, k := range kws {
 		stems[i] = k.Stem
@@ -349,7 +350,7 @@ func byScore(a, b scored) int {
 }
 
 // patterns turns keywords into escaped substring patterns.
-func patterns(kws []Keyword) []string {
+func patterns(kws []words.Keyword) []string {
 	out := make([]string, len(kws))
 	for i, k := range kws {
 		out[i] = "%" + escapeLike(k.Stem) + "%"
@@ -359,7 +360,7 @@ func patterns(kws []Keyword) []string {
 
 // tsQuery joins the keywords' words with websearch_to_tsquery's "or"; that
 // function never fails on its input, and the words are letters and digits.
-func tsQuery(kws []Keyword) string {
+func tsQuery(kws []words.Keyword) string {
 	words := make([]string, len(kws))
 	for i, k := range kws {
 		words[i] = k.Word
@@ -369,7 +370,7 @@ func tsQuery(kws []Keyword) string {
 
 // textLeg ranks messages by PostgreSQL full-text rank of the keywords'
 // words (OR-ed), over the stored tsvector.
-func textLeg(ctx context.Context, db DB, scope yakor.Scope, kws []Keyword, beforeID int64) ([]scored, error) {
+func textLeg(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, beforeID int64) ([]scored, error) {
 	rows, err := db.Query(ctx, textLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, tsQuery(kws), beforeID, ftsCap, legTop)
 	if err != nil {
 		return nil, postgres.Wrap("search: full text", err)

@@ -75,7 +75,7 @@
 //     decimal zeros go ("12.50" is "12.5"); a "%" is ignored.
 //  4. Grounded: the answer holds a number (two digits or more) that is in
 //     the context, or it shares at least half of the question's keywords
-//     (their stems, from search.Keywords, against the stems of the answer's
+//     (their stems, from words.Keywords, against the stems of the answer's
 //     words). Both give 5, one gives 4.
 //  5. Otherwise 3: not clearly grounded in the context.
 //

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"yakor/search"
+	"yakor/words"
 )
 
 // noticePrefixes open the notice line that starts every reply of Yakor's
@@ -119,7 +119,7 @@ func offlineScore(ex Exchange) Grade {
 			break
 		}
 	}
-	qk := search.Keywords(ex.Question, nil)
+	qk := words.Keywords(ex.Question, nil)
 	shared := sharedKeywords(qk, answer)
 	covers := len(qk) > 0 && 2*shared >= len(qk)
 	switch {
@@ -178,7 +178,7 @@ func stripNotice(answer string) string {
 // topic is the offline research topic for question: its first five
 // keywords, or its first 60 runes when it has none.
 func topic(question string) string {
-	kws := search.Keywords(question, nil)
+	kws := words.Keywords(question, nil)
 	if len(kws) == 0 {
 		r := []rune(oneLine(question))
 		return strings.TrimSpace(string(r[:min(60, len(r))]))
@@ -191,10 +191,10 @@ func topic(question string) string {
 }
 
 // sharedKeywords counts the keywords whose stem is the stem of a word of text.
-func sharedKeywords(kws []search.Keyword, text string) int {
+func sharedKeywords(kws []words.Keyword, text string) int {
 	stems := make(map[string]bool)
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWord(r) }) {
-		for _, k := range search.Keywords(w, nil) {
+		for _, k := range words.Keywords(w, nil) {
 			stems[k.Stem] = true
 		}
 	}
@@ -210,7 +210,7 @@ func sharedKeywords(kws []search.Keyword, text string) int {
 // normalize folds s (lower case, ё→е, typographic apostrophes to '), and
 // collapses the white space of each line into single spaces.
 func normalize(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'").Replace(search.Fold(s))
+	s = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'").Replace(words.Fold(s))
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = oneLine(l)

@@ -9,10 +9,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
-	"yakor/anchors"
 	"yakor/history"
 	"yakor/mnemos"
 	"yakor/turn"
+	"yakor/words"
 )
 
 // Router routes a grade into long-term memory.
@@ -182,7 +182,7 @@ func (s *Service) graded(ex exchange, g Grade, source string) mnemos.Graded {
 	return mnemos.Graded{
 		Scope: ex.scope, QuestionMessageID: ex.question.ID, ReplyMessageID: ex.reply.ID,
 		Question: ex.Question, Answer: stripNotice(ex.Answer), Score: g.Score, Reason: g.Reason,
-		ResearchTopic: g.ResearchTopic, Topic: anchors.OfflineExtract(ex.Question, nil).Topic,
+		ResearchTopic: g.ResearchTopic, Topic: words.Topic(ex.Question, nil),
 		Grader: g.Grader, Source: source,
 	}
 }

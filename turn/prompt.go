@@ -12,7 +12,7 @@ import (
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
-	"yakor/search"
+	"yakor/words"
 )
 
 //go:embed system_prompt.txt
@@ -104,7 +104,7 @@ func (t *turnRun) buildPrompt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.window, t.lang = window, search.Lang(msg.Content)
+	t.window, t.lang = window, words.Lang(msg.Content)
 	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
 		start := time.Now()
 		if _, err := e.anchors.Apply(ctx, scope, msg.ID); err != nil {

@@ -20,6 +20,7 @@ import (
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/search"
+	"yakor/words"
 )
 
 // Model is the chat model a turn streams its answer from.
@@ -358,7 +359,7 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	}
 	lang := "en"
 	if len(window) > 0 {
-		lang = search.Lang(window[len(window)-1].Content)
+		lang = words.Lang(window[len(window)-1].Content)
 	}
 	pt, err := e.promptParts(ctx, scope, thread, lang)
 	if err != nil {

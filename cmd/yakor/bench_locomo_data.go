@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"yakor/history"
-	"yakor/search"
+	"yakor/words"
 )
 
 // locomoSample is one conversation of locomo10.json with its questions; the
@@ -159,9 +159,9 @@ func locomoPrepare(s locomoSample) (locomoConv, error) {
 // evidence texts, tested as the keyword leg tests it: the stem as a
 // substring of the folded text.
 func locomoSharesKeyword(question string, evidence, authors []string) bool {
-	kws := search.Keywords(question, authors)
+	kws := words.Keywords(question, authors)
 	for _, text := range evidence {
-		folded := search.Fold(text)
+		folded := words.Fold(text)
 		for _, k := range kws {
 			if strings.Contains(folded, k.Stem) {
 				return true

@@ -17,6 +17,7 @@ import (
 	"yakor/history"
 	"yakor/search"
 	"yakor/turn"
+	"yakor/words"
 )
 
 // lossLayers is what a prompt at the end of a thread holds besides search:
@@ -47,9 +48,9 @@ func newLossText(items []string) lossText {
 	for i, it := range items {
 		items[i] = history.Undated(it)
 	}
-	t := lossText{folded: search.Fold(strings.Join(items, "\n"))}
+	t := lossText{folded: words.Fold(strings.Join(items, "\n"))}
 	for _, it := range items {
-		li := lossItem{folded: search.Fold(it), numbers: map[string]bool{}}
+		li := lossItem{folded: words.Fold(it), numbers: map[string]bool{}}
 		for _, n := range lossNumbers(it) {
 			li.numbers[n] = true
 		}
@@ -68,7 +69,7 @@ func (p *lossPipeline) layers(ctx context.Context, scope yakor.Scope, stats *los
 	l := lossLayers{window: map[int64]bool{}}
 	lang := "en"
 	if len(win) > 0 {
-		lang = search.Lang(win[len(win)-1].Content)
+		lang = words.Lang(win[len(win)-1].Content)
 	}
 	stats.WindowFirst = "none"
 	if len(win) > 0 {
@@ -171,7 +172,7 @@ type lossEvidence struct {
 
 func newLossEvidence(text string, authors []string) lossEvidence {
 	var e lossEvidence
-	for _, k := range search.Keywords(text, authors) {
+	for _, k := range words.Keywords(text, authors) {
 		e.stems = append(e.stems, k.Stem)
 	}
 	e.numbers = lossNumbers(text)

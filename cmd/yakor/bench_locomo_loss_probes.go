@@ -13,6 +13,7 @@ import (
 	"yakor/facts"
 	"yakor/history"
 	"yakor/search"
+	"yakor/words"
 )
 
 // lossProbe is one planted fact's result.
@@ -74,7 +75,7 @@ func (p *lossPipeline) probes(ctx context.Context, scope yakor.Scope, filler []s
 			r.Layers = append(r.Layers, lossLayerNames[lossWindow])
 		}
 		for _, l := range lossTextLayers {
-			if strings.Contains(layers.text[l].folded, search.Fold(pr.value)) {
+			if strings.Contains(layers.text[l].folded, words.Fold(pr.value)) {
 				r.Layers = append(r.Layers, lossLayerNames[l])
 			}
 		}
@@ -133,9 +134,9 @@ func lossStatesProbe(text string) bool {
 			return true
 		}
 	}
-	folded := search.Fold(text)
+	folded := words.Fold(text)
 	for _, pr := range lossProbeSet {
-		if strings.Contains(folded, search.Fold(pr.value)) {
+		if strings.Contains(folded, words.Fold(pr.value)) {
 			return true
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"yakor/account"
 	"yakor/history"
 	"yakor/postgres/pgtest"
-	"yakor/search"
+	"yakor/words"
 )
 
 func TestLossNumbers(t *testing.T) {
@@ -248,7 +248,7 @@ func TestLossProbes(t *testing.T) {
 	// The planted facts are the thread's only facts with these values.
 	for _, pr := range lossProbeSet {
 		for _, f := range filler {
-			if strings.Contains(search.Fold(f), search.Fold(pr.value)) {
+			if strings.Contains(words.Fold(f), words.Fold(pr.value)) {
 				t.Errorf("filler %q says probe %s's value", f, pr.name)
 			}
 		}

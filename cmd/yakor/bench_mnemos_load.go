@@ -19,8 +19,8 @@ import (
 
 	"yakor"
 	"yakor/account"
-	"yakor/anchors"
 	"yakor/mnemos"
+	"yakor/words"
 )
 
 // mnemosLoaded is what loadMnemos stored.
@@ -212,7 +212,7 @@ func copyMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 				r.score = &score
 			}
 			if r.level != mnemos.L2 {
-				r.topic = anchors.OfflineExtract(r.question, nil).Topic
+				r.topic = words.Topic(r.question, nil)
 				texts[i] = r.question
 			} else {
 				texts[i] = r.topic + "\n" + r.question + "\n" + string([]rune(r.answer)[:min(500, utf8.RuneCountInString(r.answer))])

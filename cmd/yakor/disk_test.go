@@ -244,9 +244,9 @@ func newConversation(t *testing.T, s *server) *conversation {
 	return &conversation{thread: th.ID}
 }
 
-// words is n words of text that does not compress, so that every message
+// randomWords is n words of text that does not compress, so that every message
 // takes room on the disk.
-func words(r *rand.Rand, n int) string {
+func randomWords(r *rand.Rand, n int) string {
 	var b strings.Builder
 	for range n {
 		b.WriteString(strconv.FormatUint(r.Uint64(), 36))
@@ -277,7 +277,7 @@ func TestServeDiskFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var refused, refusedID string
 	for i := 0; i < 30 && refused == ""; i++ {
-		content, id := fmt.Sprintf("while full %d: %s", i, words(rng, 600)), fmt.Sprintf("full-%d", i)
+		content, id := fmt.Sprintf("while full %d: %s", i, randomWords(rng, 600)), fmt.Sprintf("full-%d", i)
 		switch code, msg := s.send(t, c.thread, content, id); code {
 		case http.StatusOK:
 			c.sent = append(c.sent, content) // it still fitted

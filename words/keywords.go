@@ -1,4 +1,4 @@
-package search
+package words
 
 import (
 	_ "embed"
@@ -49,27 +49,6 @@ type Keyword struct {
 	Stem string // its Snowball stem (russian for Cyrillic, english for Latin), cut to a substring of Word; Word itself for numbers, mixed scripts, or when the stem would be shorter than 3 runes
 }
 
-// Fold lower-cases s (Unicode) and turns ё into е. It is what the
-// database's folded text is compared with. Fold returns s itself, without
-// allocating, when s is already folded.
-func Fold(s string) string {
-	return strings.Map(foldRune, s)
-}
-
-func foldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}
-	r = unicode.ToLower(r)
-	if r == 'ё' {
-		return 'е'
-	}
-	return r
-}
-
 // Keywords returns the distinctive words of text, in first-appearance order,
 // deduplicated by Stem, at most 12 (the first ones).
 //
@@ -115,30 +94,6 @@ func Keywords(text string, exclude []string) []Keyword {
 		}
 	}
 	return out
-}
-
-// Lang returns "ru" when text has more Cyrillic letters than Latin ones,
-// else "en".
-func Lang(text string) string {
-	var cyr, lat int
-	for _, r := range text {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'a' <= r|0x20 && r|0x20 <= 'z' {
-				lat++
-			}
-		case unicode.Is(unicode.Cyrillic, r):
-			if unicode.IsLetter(r) {
-				cyr++
-			}
-		case unicode.Is(unicode.Latin, r):
-			lat++
-		}
-	}
-	if cyr > lat {
-		return "ru"
-	}
-	return "en"
 }
 
 // tokens yields the candidate words of folded text: maximal runs of letters

@@ -1,4 +1,4 @@
-package search_test
+package words_test
 
 import (
 	"slices"
@@ -8,31 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"yakor/search"
+	"yakor/words"
 )
 
-func TestFold(t *testing.T) {
-	tests := []struct {
-		in, want string
-	}{
-		{"", ""},
-		{"already folded", "already folded"},
-		{"Hello WORLD", "hello world"},
-		{"Ёлка", "елка"},
-		{"ЕЩЁ ещё", "еще еще"},
-		{"ЛДСП", "лдсп"},
-		{"Straße ÄÖÜ", "straße äöü"},
-		{"%' OR 1=1 --", "%' or 1=1 --"},
-	}
-	for _, tt := range tests {
-		if got := search.Fold(tt.in); got != tt.want {
-			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestKeywords(t *testing.T) {
-	type kw = search.Keyword
+	type kw = words.Keyword
 	tests := []struct {
 		name    string
 		text    string
@@ -97,7 +77,7 @@ func TestKeywords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := search.Keywords(tt.text, tt.exclude)
+			got := words.Keywords(tt.text, tt.exclude)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Keywords(%q, %q) mismatch (-want +got):\n%s", tt.text, tt.exclude, diff)
 			}
@@ -121,12 +101,12 @@ func TestKeywordsStemMatchesInflections(t *testing.T) {
 		{"hoping", []string{"hope", "hoped", "hopes"}},
 	}
 	for _, tt := range tests {
-		kws := search.Keywords(tt.query, nil)
+		kws := words.Keywords(tt.query, nil)
 		if len(kws) != 1 {
 			t.Fatalf("Keywords(%q) = %v, want one keyword", tt.query, kws)
 		}
 		for _, form := range tt.forms {
-			if !strings.Contains(search.Fold(form), kws[0].Stem) {
+			if !strings.Contains(words.Fold(form), kws[0].Stem) {
 				t.Errorf("stem %q of %q does not match %q", kws[0].Stem, tt.query, form)
 			}
 		}
@@ -134,32 +114,30 @@ func TestKeywordsStemMatchesInflections(t *testing.T) {
 }
 
 func TestKeywordsCap(t *testing.T) {
-	words := []string{
+	names := []string{
 		"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
 		"hotel", "india", "juliet", "kilo", "lima", "mike", "november",
 	}
-	got := search.Keywords(strings.Join(words, " "), nil)
+	got := words.Keywords(strings.Join(names, " "), nil)
 	var gotWords []string
 	for _, k := range got {
 		gotWords = append(gotWords, k.Word)
 	}
-	if diff := cmp.Diff(words[:12], gotWords); diff != "" {
+	if diff := cmp.Diff(names[:12], gotWords); diff != "" {
 		t.Errorf("Keywords kept the wrong words (-want +got):\n%s", diff)
 	}
 
 	// Stop words and duplicates do not count against the cap.
-	text := "the what alpha alphas " + strings.Join(words, " ")
-	if got := search.Keywords(text, nil); len(got) != 12 || got[11].Word != "lima" {
+	text := "the what alpha alphas " + strings.Join(names, " ")
+	if got := words.Keywords(text, nil); len(got) != 12 || got[11].Word != "lima" {
 		t.Errorf("Keywords(%q) = %v, want 12 keywords ending in lima", text, got)
 	}
 }
 
-// FuzzKeywords checks the invariants the SQL statements' arguments rely
-// on: at most 12 keywords, letters and digits only, each word found in
-// the folded text and not a word of an excluded name, each stem a
-// substring of its word used once; the ILIKE patterns are the stems
-// between two % with no other wildcard, and the full-text query is the
-// words joined by " or ".
+// FuzzKeywords checks the invariants callers rely on (search builds its
+// SQL statements' arguments from them): at most 12 keywords, letters and
+// digits only, each word found in the folded text and not a word of an
+// excluded name, each stem a substring of its word used once.
 func FuzzKeywords(f *testing.F) {
 	for _, s := range []string{
 		"Сколько стоил прайс на ЛДСП?",
@@ -170,7 +148,7 @@ func FuzzKeywords(f *testing.F) {
 		f.Add(s, "Caroline")
 	}
 	f.Fuzz(func(t *testing.T, text, name string) {
-		kws := search.Keywords(text, []string{name})
+		kws := words.Keywords(text, []string{name})
 		if len(kws) > 12 {
 			t.Errorf("%d keywords, want at most 12", len(kws))
 		}
@@ -183,7 +161,7 @@ func FuzzKeywords(f *testing.F) {
 			if !strings.Contains(k.Word, k.Stem) || k.Stem == "" {
 				t.Errorf("stem %q is not a substring of %q", k.Stem, k.Word)
 			}
-			if search.Fold(k.Word) != k.Word {
+			if words.Fold(k.Word) != k.Word {
 				t.Errorf("word %q is not folded", k.Word)
 			}
 			for _, r := range k.Word {
@@ -191,49 +169,14 @@ func FuzzKeywords(f *testing.F) {
 					t.Errorf("word %q holds %q", k.Word, r)
 				}
 			}
-			if !strings.Contains(search.Fold(text), k.Word) {
-				t.Errorf("word %q is not in the folded text %q", k.Word, search.Fold(text))
+			if !strings.Contains(words.Fold(text), k.Word) {
+				t.Errorf("word %q is not in the folded text %q", k.Word, words.Fold(text))
 			}
-			if slices.Contains(strings.FieldsFunc(search.Fold(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), k.Word) {
+			if slices.Contains(strings.FieldsFunc(words.Fold(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), k.Word) {
 				t.Errorf("word %q is a word of the excluded name %q", k.Word, name)
 			}
 		}
-		pats := search.Patterns(kws)
-		words := make([]string, len(kws))
-		for i, k := range kws {
-			words[i] = k.Word
-			inner, ok := strings.CutPrefix(pats[i], "%")
-			inner, ok2 := strings.CutSuffix(inner, "%")
-			if !ok || !ok2 || inner != k.Stem || strings.ContainsAny(inner, `%_\`) {
-				t.Errorf("pattern %q for the stem %q", pats[i], k.Stem)
-			}
-		}
-		if q := search.TSQuery(kws); q != strings.Join(words, " or ") {
-			t.Errorf("full-text query %q for the words %q", q, words)
-		}
 	})
-}
-
-func TestLang(t *testing.T) {
-	tests := []struct {
-		text, want string
-	}{
-		{"", "en"},
-		{"123 !?", "en"},
-		{"Сколько стоил прайс на ЛДСП?", "ru"},
-		{"When did Caroline go to the LGBTQ support group?", "en"},
-		{"Сколько стоит iPhone?", "ru"},            // 12 Cyrillic, 6 Latin
-		{"Привет, how are you doing today?", "en"}, // 6 Cyrillic, 19 Latin
-		{"ёжик", "ru"},    // ё counts
-		{"abc где", "en"}, // a tie is "en"
-		{"Ünïcödé façade naïve, and ещё", "en"},  // accented Latin counts
-		{"Это ЛДСП, not MDF, прайс в PDF", "ru"}, // 13 Cyrillic, 9 Latin
-	}
-	for _, tt := range tests {
-		if got := search.Lang(tt.text); got != tt.want {
-			t.Errorf("Lang(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-	}
 }
 
 func BenchmarkKeywords(b *testing.B) {
@@ -244,6 +187,6 @@ func BenchmarkKeywords(b *testing.B) {
 	exclude := []string{"Caroline", "Мелани"}
 	b.ReportAllocs()
 	for b.Loop() {
-		search.Keywords(query, exclude)
+		words.Keywords(query, exclude)
 	}
 }

@@ -1,0 +1,19 @@
+// Package words is Yakor's text toolkit, the same for every package that
+// reads text, with no model and no database:
+//
+//   - Fold lower-cases text and turns ё into е, as the database's folded
+//     text is; Fields splits text into folded words; Lang tells Russian
+//     from English;
+//   - Keywords picks a text's distinctive words, folded, without English
+//     and Russian stop words (the embedded stopwords_en.txt and
+//     stopwords_ru.txt) and the names given, each with its Snowball stem;
+//   - Similarity measures how alike two topics are (pg_trgm-style
+//     trigrams and shared words over the stems), NewSimilarity the same
+//     with a cache;
+//   - Topic names what a message is about in 1–3 of its keywords;
+//   - Sentences splits text into lines and sentences, Scan into numbers,
+//     words and symbols, and IsUnit and IsTotalMarker recognise units,
+//     currencies and totals ("руб", "мм", "usd", "итого").
+//
+// It imports nothing of Yakor and owns no tables.
+package words
