@@ -59,17 +59,17 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-// TestREADMESettings: every setting is documented in the README's settings
-// table with its flag and its environment variable.
-func TestREADMESettings(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestConfigurationDoc: every setting is documented in the settings table of
+// docs/configuration.md with its flag and its environment variable.
+func TestConfigurationDoc(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range settings() {
 		row := "| `--" + s.flag + "` | `" + s.env + "` |"
-		if !strings.Contains(string(readme), row) {
-			t.Errorf("README's settings table has no row starting %s", row)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/configuration.md's settings table has no row starting %s", row)
 		}
 	}
 }
