@@ -61,15 +61,21 @@ type Config struct {
 	Similar func(a, b string) float64
 }
 
+// DefaultConfig is the decision's configuration unless told otherwise.
+func DefaultConfig() Config {
+	return Config{CharThreshold: DefaultCharThreshold, Similarity: DefaultSimilarity, MergeWindow: 100}
+}
+
 func (c Config) withDefaults() Config {
+	d := DefaultConfig()
 	if c.CharThreshold <= 0 {
-		c.CharThreshold = DefaultCharThreshold
+		c.CharThreshold = d.CharThreshold
 	}
 	if c.Similarity <= 0 {
-		c.Similarity = DefaultSimilarity
+		c.Similarity = d.Similarity
 	}
 	if c.MergeWindow <= 0 {
-		c.MergeWindow = 100
+		c.MergeWindow = d.MergeWindow
 	}
 	if c.Similar == nil {
 		c.Similar = words.Similarity

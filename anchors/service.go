@@ -30,6 +30,12 @@ type ServiceConfig struct {
 	BlockBudget int // characters of the prompt's anchors block; default 3,000
 }
 
+// DefaultServiceConfig is the service's configuration unless told
+// otherwise.
+func DefaultServiceConfig() ServiceConfig {
+	return ServiceConfig{Decide: DefaultConfig(), BlockBudget: DefaultBlockBudget}
+}
+
 // Service anchors a thread's messages and reads its anchors. It owns the
 // tables microgoals, anchor_cursors and anchor_decisions.
 type Service struct {

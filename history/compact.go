@@ -119,6 +119,14 @@ type CompactConfig struct {
 	MinSave      int // a pass must save at least this many characters; default 2,000
 }
 
+// DefaultCompactConfig is compaction's configuration unless told
+// otherwise (for the default window).
+func DefaultCompactConfig() CompactConfig {
+	var c CompactConfig
+	c.defaults()
+	return c
+}
+
 func (c *CompactConfig) defaults() {
 	if c.WindowChars <= 0 {
 		c.WindowChars = 20_000

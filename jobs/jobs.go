@@ -139,6 +139,10 @@ type Config struct {
 	ResearchSchedule Schedule
 }
 
+// DefaultConfig is the queue's configuration unless told otherwise: four
+// workers of each queue.
+func DefaultConfig() Config { return Config{Workers: 4} }
+
 // Workers are the domain services the jobs call; a nil one's jobs are
 // never enqueued.
 type Workers struct {

@@ -56,19 +56,25 @@ type Fetcher struct {
 	client *http.Client
 }
 
+// DefaultFetchConfig is the fetcher's configuration unless told otherwise.
+func DefaultFetchConfig() FetchConfig {
+	return FetchConfig{Timeout: 15 * time.Second, MaxBytes: 2 << 20, MaxRedirects: 5, UserAgent: userAgent}
+}
+
 // NewFetcher returns a Fetcher bounded by cfg.
 func NewFetcher(cfg FetchConfig) *Fetcher {
+	d := DefaultFetchConfig()
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 15 * time.Second
+		cfg.Timeout = d.Timeout
 	}
 	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = 2 << 20
+		cfg.MaxBytes = d.MaxBytes
 	}
 	if cfg.MaxRedirects <= 0 {
-		cfg.MaxRedirects = 5
+		cfg.MaxRedirects = d.MaxRedirects
 	}
 	if cfg.UserAgent == "" {
-		cfg.UserAgent = userAgent
+		cfg.UserAgent = d.UserAgent
 	}
 	f := &Fetcher{cfg: cfg}
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: f.control}

@@ -60,6 +60,14 @@ type Config struct {
 	NoteChars    int           // length of a study note, characters; default 1,500
 }
 
+// DefaultConfig is the research job's configuration unless told
+// otherwise.
+func DefaultConfig() Config {
+	var c Config
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.Results <= 0 {
 		c.Results = 8

@@ -57,6 +57,12 @@ type OpenAIConfig struct {
 	Logger *slog.Logger
 }
 
+// DefaultOpenAIConfig is a model server client's configuration unless told
+// otherwise: the settings' defaults for its timeout and retries.
+func DefaultOpenAIConfig() OpenAIConfig {
+	return OpenAIConfig{Timeout: defaultTimeout, MaxRetries: 3, MinBackoff: defaultMinBackoff, MaxBackoff: defaultMaxBackoff}
+}
+
 // OpenAI is a client for one model on an OpenAI-compatible server. It is safe
 // for concurrent use.
 type OpenAI struct {

@@ -21,6 +21,14 @@ type Config struct {
 	Recall RecallConfig
 }
 
+// DefaultConfig is the store's configuration unless told otherwise; its
+// numbers are the settings' defaults.
+func DefaultConfig() Config {
+	var c Config
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.MergeThreshold <= 0 {
 		c.MergeThreshold = 0.9

@@ -36,7 +36,7 @@ type Config struct {
 	MaxMessageChars int           // longest user message accepted; default 100,000
 	SystemPrompt    string        // "" uses the built-in one
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
-	SearchRounds    int           // searches the model may make in one turn; default 2, negative: none
+	SearchRounds    int           // searches the model may make in one turn; 0: none (DefaultConfig: 2)
 	SearchBudget    int           // characters of hits per search; default 8,000
 	// SearchTool also offers the search as a search_history function, for
 	// model servers that support tools; the marker works either way.
@@ -92,27 +92,33 @@ type Facts interface {
 	MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error
 }
 
+// DefaultConfig is the engine's configuration as yakor serve runs it
+// unless told otherwise; its numbers are the settings' defaults.
+func DefaultConfig() Config {
+	return Config{
+		WindowChars: 20_000, MaxMessageChars: 100_000, StaleTurnAfter: 15 * time.Minute,
+		SearchRounds: 2, SearchBudget: search.DefaultBudget, AnchorMode: AnchorAsync,
+	}
+}
+
+// defaults fills the settings that cannot be zero from DefaultConfig.
 func (c *Config) defaults() {
+	d := DefaultConfig()
 	if c.WindowChars <= 0 {
-		c.WindowChars = 20_000
+		c.WindowChars = d.WindowChars
 	}
 	if c.MaxMessageChars <= 0 {
-		c.MaxMessageChars = 100_000
+		c.MaxMessageChars = d.MaxMessageChars
 	}
 	if c.StaleTurnAfter <= 0 {
-		c.StaleTurnAfter = 15 * time.Minute
+		c.StaleTurnAfter = d.StaleTurnAfter
 	}
-	if c.SearchRounds == 0 {
-		c.SearchRounds = 2
-	}
-	if c.SearchRounds < 0 {
-		c.SearchRounds = 0
-	}
+	c.SearchRounds = max(c.SearchRounds, 0)
 	if c.SearchBudget <= 0 {
-		c.SearchBudget = search.DefaultBudget
+		c.SearchBudget = d.SearchBudget
 	}
 	if c.AnchorMode == "" {
-		c.AnchorMode = AnchorAsync
+		c.AnchorMode = d.AnchorMode
 	}
 }
 

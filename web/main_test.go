@@ -15,32 +15,28 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
-	"yakor/account"
 	"yakor/anchors"
-	"yakor/facts"
-	"yakor/history"
-	"yakor/jobs"
-	"yakor/likbez"
+	"yakor/app"
+	"yakor/app/apptest"
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/postgres"
 	"yakor/postgres/pgtest"
-	"yakor/search"
 	"yakor/sufler"
 	"yakor/turn"
 	"yakor/web"
 )
 
-// stack is a real server (router, engine, stores, job queue) on a fresh
-// database, built as yakor serve builds it.
+// stack is the whole of Yakor (router, engine, stores, job queue), built
+// by app.New as yakor serve builds it, serving real HTTP on a fresh
+// database.
 type stack struct {
-	*httptest.Server
+	URL   string
 	pool  *pgxpool.Pool // the owner's, not held by row-level security: set-up and checks
 	svc   *postgres.DB  // the service role's, which the server's stores use
-	scope yakor.Scope   // the caller every request acts as
+	scope yakor.Scope   // the caller every request acts as, without a key
 	srv   *web.Server
 }
 
@@ -58,9 +54,10 @@ func mustStackHelper(tb testing.TB, model turn.Model, helper anchors.Completer, 
 type stackOptions struct {
 	model        turn.Model        // nil: offline
 	anchorHelper anchors.Completer // nil: the offline extractor
-	grader       sufler.Completer  // nil: the offline grader
-	cfg          turn.Config
-	memory       mnemos.Config
+	grader       sufler.Completer  // nil: the offline grader (and research notes)
+	// cfg's non-zero fields override the settings' defaults.
+	cfg    turn.Config
+	memory mnemos.Config
 	// share shares another stack's database; scope then names the caller
 	// (e.g. a second tenant). Without them: a fresh database, the local user.
 	share *stack
@@ -70,70 +67,55 @@ type stackOptions struct {
 	// compact runs compaction after turns (off: the scenarios that need
 	// the first exchange to scroll out).
 	compact bool
-	// keys makes the server check API keys, as yakor serve does.
+	// keys: the test makes API keys (the server checks them once one
+	// exists, as yakor serve does, whether or not this is set).
 	keys bool
+}
+
+// settings are the app's settings of o: apptest's, with what o changes.
+func (o stackOptions) settings() app.Config {
+	c := apptest.Config()
+	if o.cfg.WindowChars > 0 {
+		c.WindowChars = o.cfg.WindowChars
+	}
+	if o.cfg.MaxMessageChars > 0 {
+		c.MaxMessageChars = o.cfg.MaxMessageChars
+	}
+	if o.cfg.SearchRounds > 0 {
+		c.SearchRounds = o.cfg.SearchRounds
+	}
+	if o.cfg.AnchorMode != "" {
+		c.AnchorMode = o.cfg.AnchorMode
+	}
+	c.SearchTool, c.Compaction, c.SearXNGURL = o.cfg.SearchTool, o.compact, o.searxng
+	return c
 }
 
 func newStack(tb testing.TB, o stackOptions) *stack {
 	tb.Helper()
-	ctx := context.Background()
-	var (
-		pool  *pgxpool.Pool
-		svc   *postgres.DB
-		scope = o.scope
-	)
+	var pool *pgxpool.Pool
+	var svc *postgres.DB
 	if o.share != nil {
 		pool, svc = o.share.pool, o.share.svc
 	} else {
 		pool, svc = pgtest.NewService(tb)
-		local, err := account.NewStore(pool).EnsureLocal(ctx)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		scope = local
 	}
-	if o.model == nil {
-		o.model = llm.NewOffline()
+	opts := []app.Option{
+		app.WithDatabase(&app.Database{Owner: pool, Tenant: svc}),
+		app.WithHelpers(app.Helpers{Anchors: o.anchorHelper, Grader: o.grader, Research: o.grader}),
+		app.WithTuning(func(t *app.Tuning) {
+			t.Memory = o.memory
+			t.Compact.MinSave = 200
+		}),
 	}
-	reg := prometheus.NewRegistry()
-	log := pgtest.Logger(tb)
-	anchorSvc := anchors.NewService(svc, anchors.ServiceConfig{}, o.anchorHelper, log, reg)
-	hist := history.NewStore(svc)
-	memory := mnemos.NewStore(svc, mnemos.NewSpace(pool, llm.NewOffline(), log), o.memory, log, reg)
-	factStore := facts.NewStore(svc, facts.Config{}, log)
-	engine := turn.NewEngine(svc, o.model, o.cfg, log, turn.NewMetrics(reg)).WithAnchors(anchorSvc).WithMemory(memory, 3000).WithFacts(factStore)
-	grader := sufler.NewService(sufler.NewGrader(o.grader, ""), memory, hist, engine, log, reg)
-	var source likbez.Source
-	if o.searxng != "" {
-		source = likbez.NewSearXNG(o.searxng, nil)
+	if o.model != nil {
+		opts = append(opts, app.WithChatModel(o.model))
 	}
-	var noteHelper likbez.Completer
-	if o.grader != nil {
-		noteHelper = o.grader.(likbez.Completer)
+	if o.share != nil {
+		opts = append(opts, app.WithLocalScope(o.scope))
 	}
-	research := likbez.New(pool, mnemos.NewTopicQueue(pool, svc), source, likbez.NewFetcher(likbez.FetchConfig{AllowPrivate: true, Timeout: 5 * time.Second}), noteHelper, memory, likbez.Config{}, log, reg).WithTenantDB(svc)
-	workers := jobs.Workers{Anchors: anchorSvc, Grader: grader, Research: research, Facts: factStore}
-	if o.compact {
-		workers.Compact = history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: o.cfg.WindowChars, MinSave: 200}, log)
-	}
-	queue, err := jobs.New(pool, jobs.Config{Workers: 2, Logger: log}, workers)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := queue.Start(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = queue.Stop(context.Background()) })
-	srv := web.NewServer(web.Deps{
-		Log: log, Turns: engine.WithJobs(queue),
-		Threads: hist, Projects: account.NewStore(pool), Searcher: search.NewSearcher(svc),
-		Anchors: anchorSvc, Memory: memory, Feedback: grader, Research: research, ResearchQueue: queue, Facts: factStore,
-		Resetter: mnemos.NewResetter(memory, factStore, anchorSvc, hist), DB: svc, Gatherer: reg, Registerer: reg, LocalScope: scope,
-		Keys: keysOf(o.keys, pool),
-	})
-	ts := httptest.NewServer(srv)
-	tb.Cleanup(ts.Close)
-	return &stack{Server: ts, pool: pool, svc: svc, scope: scope, srv: srv}
+	a := apptest.Start(tb, o.settings(), opts...)
+	return &stack{URL: a.URL, pool: pool, svc: svc, scope: a.Local, srv: a.Server}
 }
 
 // do sends a request and decodes a JSON response into out (when not nil).
@@ -297,12 +279,4 @@ func jsonBody(v any) string {
 	var b bytes.Buffer
 	_ = json.NewEncoder(&b).Encode(v)
 	return b.String()
-}
-
-// keysOf is the key checker of a stack: the accounts store when on.
-func keysOf(on bool, pool *pgxpool.Pool) web.Keys {
-	if !on {
-		return nil
-	}
-	return account.NewStore(pool)
 }

@@ -104,7 +104,10 @@ type Info struct {
 	Helper  ModelInfo `json:"helper"`
 	Embed   ModelInfo `json:"embed"`
 	Offline bool      `json:"offline"` // the chat model is the offline one
-	Version string    `json:"version"`
+	// Version and Revision are the binary's module version and the
+	// commit it was built from ("" when the build did not record it).
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
 }
 
 // ModelInfo names a role's model.

@@ -51,7 +51,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	default:
 		return fmt.Errorf("bench: unknown benchmark %q: say all, turn, api, load, search, prompt, locomo, locomo-loss or mnemos", args[0])
 	}
-	fs := newFlagSet("bench turn", stderr)
+	fs := newFlagSet("bench turn", args, stdout, stderr)
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
 	modes := fs.String("anchor-modes", "async,sync", "anchor modes to measure, comma-separated (async, sync, off)")
 	turns := fs.Int("turns", 200, "turns measured at each size")

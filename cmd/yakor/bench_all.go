@@ -22,7 +22,7 @@ import (
 // runBenchAll runs the benchmarks behind docs/benchmarks.md and writes the
 // report: Markdown, JSON beside it, and the prompt-size chart.
 func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench all", stderr)
+	fs := newFlagSet("bench all", args, stdout, stderr)
 	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
 	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
 	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; 1000000,10000000 adds 10,000,000, whose first load takes about 25 minutes more on 2 cores: a loaded corpus is reused by later runs)")

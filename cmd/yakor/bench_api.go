@@ -38,7 +38,7 @@ import (
 // alike), non-streamed and streamed. The time is the client's, from sending
 // the request to reading the whole reply.
 func runBenchAPI(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench api", stderr)
+	fs := newFlagSet("bench api", args, stdout, stderr)
 	turns := fs.Int("turns", 300, "turns measured on each path, in each mode (non-streamed, streamed)")
 	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
 	cfg, err := parseConfig(fs, args, getenv)

@@ -47,7 +47,7 @@ var locomoBudgetConfigs = []int{locomoBudget, locomoWindowBudget}
 // thread of a fresh tenant, every question is the search query, and the
 // evidence recall of search, window and both is averaged per category.
 func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench locomo", stderr)
+	fs := newFlagSet("bench locomo", args, stdout, stderr)
 	dataPath := fs.String("data", "", "locomo10.json from snap-research/locomo (required)")
 	window := fs.Int("window", 20000, "history window budget in characters")
 	budget := fs.Int("budget", search.DefaultBudget, "search budget in characters for the budget configurations")

@@ -55,7 +55,7 @@ const lossDefaultData = "../shared/bench/locomo/locomo10.json"
 // synthetic thread with planted facts early in a long run checks that they
 // are still reachable at its end without search.
 func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench locomo-loss", stderr)
+	fs := newFlagSet("bench locomo-loss", args, stdout, stderr)
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json from snap-research/locomo; a relative path not found from the working folder is taken from the repository's root")
 	window := fs.Int("window", 20000, "history window budget in characters: the window read and the compaction's threshold")
 	convN := fs.Int("conversations", 0, "conversations measured, the first ones (0: all)")

@@ -225,7 +225,7 @@ func checkProbes(t *testing.T, probes []lossProbe) {
 func TestLossProbes(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
-	cfg, err := parseConfig(newFlagSet("test", io.Discard), nil, func(string) string { return "" })
+	cfg, err := parseConfig(newFlagSet("test", nil, io.Discard, io.Discard), nil, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // embedded with the offline embedder and COPY'd in; then Store.Recall on
 // fresh questions, the L1 query's plan, and the cost recall adds to a turn.
 func runBenchMnemos(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench mnemos", stderr)
+	fs := newFlagSet("bench mnemos", args, stdout, stderr)
 	entries := fs.Int("entries", 100_000, "L1 experiences (graded examples) to load, spread evenly over --tenants; 1% as many L2 notes and 2% as many L3 warnings are added")
 	queries := fs.Int("queries", 300, "recalls measured: a third paraphrases of loaded questions, a third new questions on the same themes, a third unrelated")
 	turns := fs.Int("turns", 200, "turns measured without and with recall each, alternating")

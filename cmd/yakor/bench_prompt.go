@@ -32,7 +32,7 @@ import (
 // long-term memory, search), the offline model answering, beside what a
 // client sending the whole conversation each time would send.
 func runBenchPrompt(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench prompt", stderr)
+	fs := newFlagSet("bench prompt", args, stdout, stderr)
 	turns := fs.Int("turns", 2000, "turns of the conversation")
 	every := fs.Int("every", 100, "a table row every this many turns")
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json, whose messages are the user's (in order; generated chat when it is missing or runs out)")

@@ -25,7 +25,7 @@ import (
 // their own beside the benchmark's, which is kept and reused by the next
 // run of the same size.
 func runBenchSearch(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench search", stderr)
+	fs := newFlagSet("bench search", args, stdout, stderr)
 	total := fs.Int("messages", 1_000_000, "messages in the database")
 	big := fs.Int("big", 100_000, "messages in the one big thread")
 	queries := fs.Int("queries", 500, "searches measured on the big thread and on small threads each")

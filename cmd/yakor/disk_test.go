@@ -262,8 +262,8 @@ func randomWords(r *rand.Rand, n int) string {
 // and after a restart everything acknowledged is there.
 func TestServeDiskFull(t *testing.T) {
 	mnt := mountTmpfs(t, "160m")
-	dir, addr := filepath.Join(mnt, "data"), freeAddr(t)
-	s := startServer(t, dir, addr)
+	dir := filepath.Join(mnt, "data")
+	s := startServer(t, dir)
 	c := newConversation(t, s)
 	c.mustSend(t, s, "Прайс: ЛДСП 3400 руб за лист.", "before-1")
 	// Start a fresh WAL segment while there is room: 16 MB of WAL for the
@@ -309,7 +309,7 @@ func TestServeDiskFull(t *testing.T) {
 	c.waitAnchored(t, s)
 
 	s.stop(t, syscall.SIGTERM)
-	s = startServer(t, dir, addr)
+	s = startServer(t, dir)
 	c.check(t, s)
 	c.mustSend(t, s, "И ещё одна доставка?", "after-restart")
 }
@@ -324,8 +324,8 @@ func TestServeDiskFull(t *testing.T) {
 // restart.
 func TestServeDiskReadOnly(t *testing.T) {
 	mnt, img := mountExt4(t, 256<<20)
-	dir, addr := filepath.Join(mnt, "data"), freeAddr(t)
-	s := startServer(t, dir, addr)
+	dir := filepath.Join(mnt, "data")
+	s := startServer(t, dir)
 	c := newConversation(t, s)
 	c.mustSend(t, s, "Прайс: ЛДСП 3400 руб за лист.", "before-1")
 	c.mustSend(t, s, "Доставка 900 руб.", "before-2")
@@ -374,7 +374,7 @@ func TestServeDiskReadOnly(t *testing.T) {
 	c.waitAnchored(t, s)
 
 	s.stop(t, syscall.SIGTERM)
-	s = startServer(t, dir, addr)
+	s = startServer(t, dir)
 	c.check(t, s)
 	checkWhole(t, dir)
 }

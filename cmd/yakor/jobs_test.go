@@ -22,8 +22,8 @@ type anchorsResp struct {
 // server to start, once each: no message anchored twice, no duplicate
 // anchor, one grade per reply.
 func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
-	dir, addr := dataDir(t), freeAddr(t)
-	s := startServer(t, dir, addr, "--workers", "0")
+	dir := dataDir(t)
+	s := startServer(t, dir, "--workers", "0")
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"jobs"}`, &th)
 	var turnIDs []string
@@ -52,7 +52,7 @@ func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 	}
 	s.stop(t, syscall.SIGKILL)
 
-	s = startServer(t, dir, addr, "--workers", "2")
+	s = startServer(t, dir, "--workers", "2")
 	deadline := time.Now().Add(60 * time.Second)
 	for a.ProcessedThrough < last {
 		if time.Now().After(deadline) {

@@ -12,63 +12,67 @@ import (
 	"yakor/account"
 )
 
-// runKeys manages API keys:
-//
-//	yakor keys create --tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N] [--admin]
-//	yakor keys list [--json]
-//	yakor keys revoke ID
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	if len(args) == 0 {
-		return errors.New("keys: say create, list or revoke")
-	}
-	verb, args := args[0], args[1:]
-	fs := newFlagSet("keys "+verb, stderr)
+// runKeysCreate makes a key and prints its secret, once.
+func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := newFlagSet("keys create", args, stdout, stderr)
 	var (
-		tenant, user, name = fs.String("tenant", "", "tenant the key acts for (made when missing)"), fs.String("user", "", "user of the tenant the key acts as (made when missing; default: the key's name)"), fs.String("name", "", "a label for the key")
-		perMinute          = fs.Int("rate", 120, "requests a minute the key may make")
-		turns              = fs.Int("turns", 4, "turns the key may run at once")
-		admin              = fs.Bool("admin", false, "the key may also make, list and revoke its tenant's keys through the API")
-		asJSON             = fs.Bool("json", false, "list as JSON")
+		tenant    = fs.String("tenant", "", "tenant the key acts for (made when missing)")
+		user      = fs.String("user", "", "user of the tenant the key acts as (made when missing; default: the key's name)")
+		name      = fs.String("name", "", "a label for the key")
+		perMinute = fs.Int("rate", 120, "requests a minute the key may make")
+		turns     = fs.Int("turns", 4, "turns the key may run at once")
+		admin     = fs.Bool("admin", false, "the key may also make, list and revoke its tenant's keys through the API")
 	)
-	switch verb {
-	case "create", "list", "revoke":
-	default:
-		return fmt.Errorf("keys: unknown command %q: say create, list or revoke", verb)
-	}
-	// "revoke ID --flags" as well as "revoke --flags ID".
-	if verb == "revoke" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		args = append(args[1:], args[0])
-	}
-	_, log, db, err := openCommand(ctx, fs, args, stderr, getenv)
+	_, _, db, err := openDatabase(ctx, fs, args, stderr, getenv)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
-	store := account.NewStore(db.pool)
-	switch verb {
-	case "create":
-		k, secret, err := store.CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns, Admin: *admin})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", secret)
-		kind := "key"
-		if k.Admin {
-			kind = "admin key"
-		}
-		fmt.Fprintf(stderr, "%s %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", kind, k.ID, k.TenantName, k.UserName)
-		return nil
-	case "revoke":
-		if fs.NArg() != 1 {
-			return errors.New("keys revoke: give the key's id (yakor keys list shows it)")
-		}
-		if err := store.RevokeKey(ctx, fs.Arg(0)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "key %s revoked\n", fs.Arg(0))
-		return nil
+	defer db.Close()
+	k, secret, err := account.NewStore(db.Owner).CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns, Admin: *admin})
+	if err != nil {
+		return err
 	}
-	keys, err := store.Keys(ctx, account.KeyFilter{})
+	fmt.Fprintf(stdout, "%s\n", secret)
+	kind := "key"
+	if k.Admin {
+		kind = "admin key"
+	}
+	fmt.Fprintf(stderr, "%s %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", kind, k.ID, k.TenantName, k.UserName)
+	return nil
+}
+
+// runKeysRevoke revokes the key of an id: "revoke ID --flags" as well as
+// "revoke --flags ID".
+func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		args = append(args[1:], args[0])
+	}
+	fs := newFlagSet("keys revoke", args, stdout, stderr)
+	_, _, db, err := openDatabase(ctx, fs, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if fs.NArg() != 1 {
+		return errors.New("keys revoke: give the key's id (yakor keys list shows it)")
+	}
+	if err := account.NewStore(db.Owner).RevokeKey(ctx, fs.Arg(0)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "key %s revoked\n", fs.Arg(0))
+	return nil
+}
+
+// runKeysList lists the keys, as a table or JSON.
+func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := newFlagSet("keys list", args, stdout, stderr)
+	asJSON := fs.Bool("json", false, "list as JSON")
+	_, _, db, err := openDatabase(ctx, fs, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	keys, err := account.NewStore(db.Owner).Keys(ctx, account.KeyFilter{})
 	if err != nil {
 		return err
 	}

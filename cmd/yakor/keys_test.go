@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -53,5 +57,65 @@ func TestKeysCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	if err := run(context.Background(), []string{"keys", "revoke", "00000000-0000-0000-0000-000000000000", "--database-url", url}, &bytes.Buffer{}, &stderr, func(string) string { return "" }); err == nil {
 		t.Fatal("revoking an unknown key succeeded")
+	}
+}
+
+// TestKeysBesideServe: `yakor keys create` and `keys list`, given the data
+// folder a running yakor serve owns, use that server's PostgreSQL through
+// its socket and never stop it: a client sending turns all the while sees
+// no failure (no 503) and the server logs no error.
+func TestKeysBesideServe(t *testing.T) {
+	dir := dataDir(t)
+	s := startServer(t, dir)
+	keys := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(yakorBin, append(append([]string{"keys"}, args...), "--data-dir", dir)...)
+		cmd.Env = append(os.Environ(), "DATABASE_URL=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("keys %v: %v\n%s", args, err, stderr.String())
+		}
+		return strings.TrimSpace(stdout.String())
+	}
+	key := keys("create", "--tenant", "acme", "--rate", "100000")
+	var th struct{ ID string }
+	if code := s.callKey(t, key, "POST", "/api/v1/threads", `{"title":"beside"}`, &th); code != http.StatusCreated {
+		t.Fatalf("create thread: %d", code)
+	}
+	stop := make(chan struct{})
+	statuses := make(chan int, 1000)
+	go func() {
+		defer close(statuses)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			statuses <- s.callKey(t, key, "POST", "/api/v1/threads/"+th.ID+"/messages", fmt.Sprintf(`{"content":"turn %d: the board costs 3400"}`, i), nil)
+		}
+	}()
+	for i := range 5 {
+		keys("create", "--tenant", fmt.Sprintf("beside-%d", i))
+		if list := keys("list"); !strings.Contains(list, fmt.Sprintf("beside-%d", i)) {
+			t.Fatalf("keys list lacks the key just made:\n%s", list)
+		}
+	}
+	close(stop)
+	turns := 0
+	for code := range statuses {
+		turns++
+		if code != http.StatusOK {
+			t.Errorf("a turn beside the keys commands answered %d", code)
+		}
+	}
+	if turns < 5 {
+		t.Fatalf("only %d turns were sent while the commands ran", turns)
+	}
+	for _, bad := range []string{"level=ERROR", "stopping postgres", "the private PostgreSQL stopped"} {
+		if strings.Contains(s.log.String(), bad) {
+			t.Fatalf("the server logged %q:\n%s", bad, s.log)
+		}
 	}
 }

@@ -1,17 +1,11 @@
-// Command yakor is Yakor's one binary and its composition root: it parses
-// the configuration once, builds the database pool, the models, the turn
-// engine and the HTTP server, and shuts them down in order.
+// Command yakor is Yakor's one binary: flags in, app out. It parses the
+// settings once (app.Parse) and hands them to app.New, the composition
+// root; the benchmarks live in package bench.
 //
-//	yakor serve [--addr 127.0.0.1:8080] [--data-dir DIR]   run the service
-//	yakor migrate                                          apply the schema and exit
-//	yakor db start|stop [--data-dir DIR]                   manage a detached private cluster
-//	yakor keys create|list|revoke                          API keys (shown once, stored hashed)
-//	yakor likbez run                                       run the research job now
-//	yakor mnemos reembed [--all]                           re-embed long-term memory after a model change
-//	yakor bench all [--quick]                              measure everything in docs/benchmarks.md and write it
-//	yakor bench turn [--messages 1000,100000]              measure the memory layer's cost per turn
-//	yakor bench api [--turns 300]                          measure the OpenAI-compatible path's cost over the native API
-//	yakor bench load [--conversations 200 --turns 50]      load a served yakor over HTTP; --restart-postgres midway
+//	yakor serve [flags]              run the service
+//	yakor help [COMMAND]             every command, or one command's usage
+//
+// `yakor help` lists the rest; every command and group answers -h.
 package main
 
 import (
@@ -22,69 +16,144 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
-const usage = `yakor: dialogue memory for LLM assistants
+// runFunc runs a command with its arguments (after its name).
+type runFunc func(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error
 
-usage:
-  yakor serve [flags]        run the HTTP service (API on /api/v1)
-  yakor migrate [flags]      apply the database migrations and exit
-  yakor db start|stop        run a detached private PostgreSQL in --data-dir (for tests and tools)
-  yakor keys create|list|revoke  make (shown once), list and revoke API keys
-  yakor likbez run           run the research job now (study the research topics that are due)
-  yakor mnemos reembed       re-embed experiences and research topics with the configured embedding model
-  yakor bench all [flags]    run every benchmark and write docs/benchmarks.md (+ .json, prompt-size.png)
-  yakor bench turn [flags]   measure the per-turn cost of the memory layer
-  yakor bench api [flags]    measure what the OpenAI-compatible endpoint adds to a turn over the native API
-  yakor bench load [flags]   run many conversations at once against a served yakor, checking nothing is lost (--restart-postgres: with a database restart midway)
-  yakor help                 this text; 'yakor serve -h' lists every setting
-`
+// command is one command of the binary, or a group of them (sub).
+type command struct {
+	name    string
+	args    string // what follows the name in its usage line
+	summary string
+	run     runFunc
+	sub     []command
+}
+
+// commands is every command, in the order `yakor help` lists them.
+func commands() []command {
+	return []command{
+		{name: "serve", args: "[flags]", summary: "run the HTTP service: the web chat on /, Yakor's API on /api/v1, the OpenAI-compatible one on /v1", run: runServe},
+		{name: "migrate", args: "[flags]", summary: "apply the database migrations and exit", run: runMigrate},
+		{name: "db", summary: "a detached private PostgreSQL in --data-dir, for tests and tools", sub: []command{
+			{name: "start", args: "[--fast] [flags]", summary: "start it and print its connection string", run: runDBStart},
+			{name: "stop", args: "[flags]", summary: "stop it (never a folder a running yakor serve owns)", run: runDBStop},
+		}},
+		{name: "keys", summary: "API keys: made (the secret shown once), listed and revoked; stored hashed", sub: []command{
+			{name: "create", args: "--tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N] [--admin]", summary: "make a key and print its secret", run: runKeysCreate},
+			{name: "list", args: "[--json]", summary: "list the keys", run: runKeysList},
+			{name: "revoke", args: "ID", summary: "revoke a key", run: runKeysRevoke},
+		}},
+		{name: "likbez", summary: "the research job", sub: []command{
+			{name: "run", args: "[flags]", summary: "study the research topics that are due, now, and print what was done", run: runLikbez},
+		}},
+		{name: "mnemos", summary: "long-term memory's maintenance", sub: []command{
+			{name: "reembed", args: "[--all] [flags]", summary: "re-embed experiences and research topics with the configured embedding model", run: runMnemosReembed},
+		}},
+		{name: "bench", summary: "benchmarks (docs/benchmarks.md is `yakor bench all`)", sub: benchCommands()},
+		{name: "version", args: "[--json]", summary: "the module version and the commit this binary was built from", run: runVersion},
+		{name: "help", args: "[COMMAND]", summary: "this list, or a command's usage"},
+	}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "yakor:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return
 		}
+		fmt.Fprintln(os.Stderr, "yakor:", err)
 		os.Exit(1)
 	}
 }
 
 // run is the whole program; tests call it with their own arguments,
-// environment and outputs.
+// environment and outputs. It returns flag.ErrHelp when help was asked for
+// and written, which is no failure.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	root := command{name: "yakor", summary: "dialogue memory for LLM assistants", sub: commands()}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		printGroup(stderr, root, nil)
+		return errors.New("no command given: try yakor help")
 	}
-	cmd, args := args[0], args[1:]
-	switch cmd {
-	case "serve":
-		return runServe(ctx, args, stdout, stderr, getenv)
-	case "migrate":
-		return runMigrate(ctx, args, stderr, getenv)
-	case "db":
-		return runDB(ctx, args, stdout, stderr, getenv)
-	case "keys":
-		return runKeys(ctx, args, stdout, stderr, getenv)
-	case "likbez":
-		return runLikbez(ctx, args, stdout, stderr, getenv)
-	case "mnemos":
-		return runMnemos(ctx, args, stdout, stderr, getenv)
-	case "bench":
-		return runBench(ctx, args, stdout, stderr, getenv)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	if isHelp(args[0]) {
+		// yakor help keys create is yakor keys create --help.
+		args = append(args[1:], "--help")
+		if len(args) == 1 {
+			printGroup(stdout, root, nil)
+			return flag.ErrHelp
+		}
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", cmd)
+	return dispatch(ctx, root, nil, args, stdout, stderr, getenv)
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// dispatch finds args' command in group and runs it; path is the names
+// above group.
+func dispatch(ctx context.Context, group command, path, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 0 || isHelp(args[0]) {
+		if len(args) == 0 {
+			printGroup(stderr, group, path)
+			return fmt.Errorf("%s: say which: %s", strings.Join(append(path, group.name), " "), names(group.sub))
+		}
+		printGroup(stdout, group, path)
+		return flag.ErrHelp
+	}
+	for _, c := range group.sub {
+		switch {
+		case c.name != args[0]:
+		case c.sub != nil:
+			return dispatch(ctx, c, append(path, group.name), args[1:], stdout, stderr, getenv)
+		case c.run != nil:
+			return c.run(ctx, args[1:], stdout, stderr, getenv)
+		}
+	}
+	return fmt.Errorf("%s: unknown command %q: say %s (yakor help lists them)", strings.Join(append(path, group.name), " "), args[0], names(group.sub))
+}
+
+// printGroup lists group's commands, and theirs, one line each.
+func printGroup(w io.Writer, group command, path []string) {
+	prefix := strings.TrimSpace(strings.Join(append(path, group.name), " "))
+	fmt.Fprintf(w, "%s: %s\n\nusage:\n", prefix, group.summary)
+	var list func(prefix string, cs []command)
+	list = func(prefix string, cs []command) {
+		for _, c := range cs {
+			if c.sub != nil {
+				list(prefix+" "+c.name, c.sub)
+				continue
+			}
+			line := strings.TrimSpace(prefix + " " + c.name + " " + c.args)
+			fmt.Fprintf(w, "  %-44s %s\n", line, c.summary)
+		}
+	}
+	list(prefix, group.sub)
+	fmt.Fprintf(w, "\nEvery command takes the settings too (yakor serve -h lists them, with their environment variables).\n")
+}
+
+func names(cs []command) string {
+	var n []string
+	for _, c := range cs {
+		n = append(n, c.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" || a == "help" }
+
+// newFlagSet is a command's flags. Its usage goes to stdout when args ask
+// for it (-h, --help), errors to stderr.
+func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("yakor "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelp(a) && a != "help" {
+			fs.SetOutput(stdout)
+		}
+	}
 	return fs
 }

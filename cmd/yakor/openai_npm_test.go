@@ -31,7 +31,7 @@ func TestOpenAINpmClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "openai", "package.json")); err != nil {
 		t.Fatalf("the openai npm package is missing from %s (%v): run `bash scripts/setup.sh test`", nodeDir, err)
 	}
-	s := startServer(t, dataDir(t), freeAddr(t))
+	s := startServer(t, dataDir(t))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

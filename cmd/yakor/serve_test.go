@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,7 +45,25 @@ func TestMain(m *testing.M) {
 type server struct {
 	cmd  *exec.Cmd
 	addr string
-	log  *bytes.Buffer
+	log  *syncBuffer
+}
+
+// syncBuffer is the server's output, written by its pipes' goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // dataDir returns a data folder the unprivileged PostgreSQL account can reach.
@@ -59,23 +78,18 @@ func dataDir(t *testing.T) string {
 	return filepath.Join(dir, "data")
 }
 
-func freeAddr(t *testing.T) string {
+// startServer runs `yakor serve` on a port of the kernel's choosing (the
+// address it prints) and waits until it is ready.
+func startServer(t *testing.T, dir string, flags ...string) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &server{log: &syncBuffer{}}
+	s.cmd = exec.Command(yakorBin, append([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, flags...)...)
+	s.cmd.Env = append(os.Environ(), "DATABASE_URL=", "OPENAI_BASE_URL=", "YAKOR_CHAT_MODEL=")
+	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// startServer runs `yakor serve` and waits until it is ready.
-func startServer(t *testing.T, dir, addr string, flags ...string) *server {
-	t.Helper()
-	s := &server{addr: addr, log: &bytes.Buffer{}}
-	s.cmd = exec.Command(yakorBin, append([]string{"serve", "--data-dir", dir, "--addr", addr}, flags...)...)
-	s.cmd.Env = append(os.Environ(), "DATABASE_URL=", "OPENAI_BASE_URL=", "YAKOR_CHAT_MODEL=")
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.Stderr = s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +99,24 @@ func startServer(t *testing.T, dir, addr string, flags ...string) *server {
 			_ = s.cmd.Wait()
 		}
 	})
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			fmt.Fprintln(s.log, sc.Text())
+			if a, ok := strings.CutPrefix(sc.Text(), "yakor listening on http://"); ok {
+				listening <- a
+			}
+		}
+	}()
+	select {
+	case s.addr = <-listening:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("yakor serve did not start listening:\n%s", s.log)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + addr + "/readyz")
+		resp, err := http.Get("http://" + s.addr + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -179,8 +208,8 @@ func checkConversation(t *testing.T, l listed, sent []string) {
 // TestServeConversationSurvivesRestart: a scripted conversation, a clean
 // stop, a new start on the same folder, and everything is still there.
 func TestServeConversationSurvivesRestart(t *testing.T) {
-	dir, addr := dataDir(t), freeAddr(t)
-	s := startServer(t, dir, addr)
+	dir := dataDir(t)
+	s := startServer(t, dir)
 	var th struct{ ID string }
 	if code := s.call(t, "POST", "/api/v1/threads", `{"title":"restart"}`, &th); code != http.StatusCreated {
 		t.Fatalf("create thread: %d", code)
@@ -197,15 +226,15 @@ func TestServeConversationSurvivesRestart(t *testing.T) {
 		t.Fatalf("PostgreSQL was not stopped cleanly with yakor (postmaster.pid: %v)", err)
 	}
 
-	s = startServer(t, dir, addr)
+	s = startServer(t, dir)
 	checkConversation(t, s.messages(t, th.ID), sent)
 }
 
 // TestServeSurvivesSIGKILL: yakor and its PostgreSQL are killed outright,
 // leaving a stale postmaster.pid; the next start recovers with all data.
 func TestServeSurvivesSIGKILL(t *testing.T) {
-	dir, addr := dataDir(t), freeAddr(t)
-	s := startServer(t, dir, addr)
+	dir := dataDir(t)
+	s := startServer(t, dir)
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"kill"}`, &th)
 	sent := []string{"remember the number 73105"}
@@ -233,7 +262,7 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the crash should leave a stale postmaster.pid: %v", err)
 	}
 
-	s = startServer(t, dir, addr)
+	s = startServer(t, dir)
 	checkConversation(t, s.messages(t, th.ID), sent)
 	if code := s.call(t, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"and now?"}`, nil); code != http.StatusOK {
 		t.Fatalf("send after recovery: %d", code)
@@ -254,13 +283,13 @@ func TestServeAbandonsTurnsAfterCrash(t *testing.T) {
 	}))
 	t.Cleanup(model.Close)
 	t.Cleanup(func() { close(release) })
-	dir, addr := dataDir(t), freeAddr(t)
-	s := startServer(t, dir, addr, "--openai-base-url", model.URL+"/v1", "--chat-model", "slow-1")
+	dir := dataDir(t)
+	s := startServer(t, dir, "--openai-base-url", model.URL+"/v1", "--chat-model", "slow-1")
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"crash"}`, &th)
 	const body = `{"content":"remember the number 73105","client_id":"c-1"}`
 	go func() { // cut off by the kill; its answer does not matter
-		resp, err := http.Post("http://"+addr+"/api/v1/threads/"+th.ID+"/messages", "application/json", strings.NewReader(body))
+		resp, err := http.Post("http://"+s.addr+"/api/v1/threads/"+th.ID+"/messages", "application/json", strings.NewReader(body))
 		if err == nil {
 			resp.Body.Close()
 		}
@@ -270,7 +299,7 @@ func TestServeAbandonsTurnsAfterCrash(t *testing.T) {
 	}
 	s.stop(t, syscall.SIGKILL)
 
-	s = startServer(t, dir, addr)
+	s = startServer(t, dir)
 	checkWhole(t, dir)
 	var why string
 	query(t, dir, `SELECT error FROM turns`, &why)

@@ -58,6 +58,11 @@ type Options struct {
 	// own session and is not signalled when the parent dies. Without it the
 	// server gets SIGINT (fast shutdown) when the parent dies.
 	Detach bool
+	// Attach lets Start use the server of a folder another live process
+	// owns (yakor serve) through its socket, instead of failing with
+	// ErrInUse; stopping the returned Cluster leaves that server running.
+	// For short commands (keys, migrate) run beside a server.
+	Attach bool
 	// NoInit makes Start fail rather than run initdb when the folder holds
 	// no cluster: a restart must find the cluster it had, not make an
 	// empty one (in a folder whose disk is not mounted, say).
@@ -68,6 +73,10 @@ type Options struct {
 	// Logger receives progress messages. Nil discards them.
 	Logger *slog.Logger
 }
+
+// DefaultUser is the account the server runs as when the caller is root
+// and Options.User is empty.
+const DefaultUser = "postgres"
 
 // layout names the files and folders of one data folder.
 type layout struct {
@@ -119,7 +128,7 @@ func (o Options) normalize() (Options, layout, error) {
 		return o, layout{}, errors.New("options: Dir is required")
 	}
 	if o.User == "" {
-		o.User = "postgres"
+		o.User = DefaultUser
 	}
 	if o.Database == "" {
 		o.Database = "yakor"
@@ -180,6 +189,12 @@ type Cluster struct {
 	waitErr   error         // the postmaster's exit status, set before done closes
 	logOffset int64         // size of postgres.log before this start
 
+	// attached: the server is another process's (Options.Attach); Stop
+	// leaves it running and Done never closes.
+	attached bool
+	// release gives up the folder's ownership, once the server is stopped.
+	release func()
+
 	mu      sync.Mutex
 	stopped bool
 	stopErr error
@@ -191,6 +206,11 @@ type Cluster struct {
 // a server of the same folder left running by an earlier process is stopped
 // first. If the server exits during start, the error includes the tail of
 // postgres.log.
+//
+// The process that starts the server owns the folder until it stops it: a
+// folder another live process owns (yakor serve) is never stopped under
+// it; Start fails with ErrInUse, or with Options.Attach returns that
+// server, reached through its socket.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	o, lay, err := opts.normalize()
 	if err != nil {
@@ -212,16 +232,26 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := prepareDirs(lay, acct, log); err != nil {
 		return nil, fmt.Errorf("start cluster: %w", err)
 	}
-	if err := clearPrevious(ctx, lay, log); err != nil {
+	release, owner, err := own(lay)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("start cluster: %w", err)
+	case release == nil && o.Attach:
+		c, err := attach(lay, o, owner, log)
+		if err != nil {
+			return nil, fmt.Errorf("start cluster: %w", err)
+		}
+		log.Info("using the postgres of a running yakor", "pid", c.pid, "owner", owner)
+		return c, nil
+	case release == nil:
+		return nil, fmt.Errorf("start cluster: %w", inUse(lay, owner))
 	}
-	if err := initdb(ctx, bin, lay, acct, o.Settings["fsync"] == "off", log); err != nil {
-		return nil, fmt.Errorf("start cluster: %w", err)
-	}
-	c, err := launch(bin, lay, acct, o, log)
+	c, err := startOwned(ctx, bin, lay, acct, o, log)
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("start cluster: %w", err)
 	}
+	c.release = release
 	if err := c.ready(ctx); err != nil {
 		c.abort()
 		return nil, fmt.Errorf("start cluster: %w", err)
@@ -232,6 +262,19 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	log.Info("postgres ready", "pid", c.pid, "socket", lay.socket(), "database", o.Database, "detached", o.Detach)
 	return c, nil
+}
+
+// startOwned starts the server of a folder this process owns: it clears
+// what an earlier server left, runs initdb on the first start and
+// launches the postmaster.
+func startOwned(ctx context.Context, bin string, lay layout, acct *account, o Options, log *slog.Logger) (*Cluster, error) {
+	if err := clearPrevious(ctx, lay, log); err != nil {
+		return nil, err
+	}
+	if err := initdb(ctx, bin, lay, acct, o.Settings["fsync"] == "off", log); err != nil {
+		return nil, err
+	}
+	return launch(bin, lay, acct, o, log)
 }
 
 // URL returns a keyword/value DSN, accepted by pgx, for the application
@@ -253,16 +296,21 @@ func (c *Cluster) Done() <-chan struct{} { return c.done }
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
+	if c.stopped || c.attached {
 		return c.stopErr
 	}
 	c.stopped = true
 	c.stopErr = c.shutdown(ctx)
 	if c.stopErr != nil {
 		c.stopErr = fmt.Errorf("stop cluster: %w", c.stopErr)
+		return c.stopErr
 	}
-	return c.stopErr
+	c.release()
+	return nil
 }
+
+// Attached reports whether the server is another process's (Options.Attach).
+func (c *Cluster) Attached() bool { return c.attached }
 
 func (c *Cluster) shutdown(ctx context.Context) error {
 	select {

@@ -281,8 +281,9 @@ func lingering(pgdata string) []int {
 
 // StopDir stops the server of the data folder dir, found through
 // <dir>/pg/postmaster.pid: typically a detached cluster started by another
-// process. It returns nil if no server of that folder runs. The shutdown
-// escalates like [Cluster.Stop].
+// process. It returns nil if no server of that folder runs, and ErrInUse
+// when a live process owns it (yakor serve). The shutdown escalates like
+// [Cluster.Stop].
 func StopDir(ctx context.Context, dir string) error {
 	lay, err := newLayout(dir, 0)
 	if err != nil {
@@ -295,6 +296,14 @@ func StopDir(ctx context.Context, dir string) error {
 	if !ok || !isPostmasterOf(pf.pid, lay.pgdata) {
 		return nil
 	}
+	release, owner, err := own(lay)
+	if err != nil {
+		return fmt.Errorf("stop cluster: %w", err)
+	}
+	if release == nil {
+		return fmt.Errorf("stop cluster: %w", inUse(lay, owner))
+	}
+	defer release()
 	if err := stopProcess(ctx, slog.New(slog.DiscardHandler), pf.pid, pollGone(pf.pid)); err != nil {
 		return fmt.Errorf("stop cluster: %w", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // current returns the private cluster running now; nil when Yakor runs
 // none.
-func (db *database) current() *cluster.Cluster {
+func (db *Database) current() *cluster.Cluster {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	return db.cluster
@@ -65,8 +65,8 @@ func (d *diagnosis) get() error {
 // PostgreSQL stops on its own (a disk that turned read-only makes it stop),
 // watch logs why and starts it again, never making a new cluster, once the
 // data folder can take writes. Until then requests answer 503 saying why
-// (diagnose). close ends the watch.
-func (db *database) watch(log *slog.Logger) {
+// (diagnose). Close ends the watch.
+func (db *Database) watch(log *slog.Logger) {
 	if db.current() == nil {
 		return
 	}
@@ -98,7 +98,7 @@ func (db *database) watch(log *slog.Logger) {
 
 // restart starts the private cluster again once its data folder can take
 // writes, trying again with backoff; it reports false when ctx ended first.
-func (db *database) restart(ctx context.Context, log *slog.Logger) bool {
+func (db *Database) restart(ctx context.Context, log *slog.Logger) bool {
 	opts := db.private
 	opts.NoInit = true
 	last := ""
@@ -113,8 +113,12 @@ func (db *database) restart(ctx context.Context, log *slog.Logger) bool {
 			var cl *cluster.Cluster
 			if cl, err = cluster.Start(ctx, opts); err == nil {
 				db.mu.Lock()
+				old := db.cluster
 				db.cluster = cl
 				db.mu.Unlock()
+				// The old server has exited: stopping it only hands its
+				// share of the folder's ownership to the new one.
+				_ = old.Stop(ctx)
 				log.Info("the private PostgreSQL runs again", "pid", cl.PID())
 				return true
 			}

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"flag"
+	"time"
+)
+
+// Groups of settings, in the order docs/configuration.md shows them.
+const (
+	GroupServer   = "Server and database"
+	GroupMemory   = "Memory layers"
+	GroupResearch = "Research (likbez)"
+	GroupModels   = "Models"
+	GroupLogging  = "Logging and shutdown"
+)
+
+// Settings is the table of every setting: flag, environment variable,
+// group and help. docs/configuration.md is generated from it.
+func Settings() []Setting {
+	str := func(f func(*Config) *string) func(*Config) flag.Value {
+		return func(c *Config) flag.Value { return text{f(c)} }
+	}
+	num := func(f func(*Config) *int) func(*Config) flag.Value {
+		return func(c *Config) flag.Value { return count{f(c)} }
+	}
+	yes := func(f func(*Config) *bool) func(*Config) flag.Value {
+		return func(c *Config) flag.Value { return boolean{f(c)} }
+	}
+	frac := func(f func(*Config) *float64) func(*Config) flag.Value {
+		return func(c *Config) flag.Value { return fraction{f(c)} }
+	}
+	dur := func(f func(*Config) *time.Duration) func(*Config) flag.Value {
+		return func(c *Config) flag.Value { return duration{f(c)} }
+	}
+	s, m, r, md, l := GroupServer, GroupMemory, GroupResearch, GroupModels, GroupLogging
+	return []Setting{
+		{"addr", "YAKOR_ADDR", "address to listen on", s, str(func(c *Config) *string { return &c.Addr })},
+		{"data-dir", "YAKOR_DATA_DIR", "folder of the private PostgreSQL cluster, used when no database URL is set", s, str(func(c *Config) *string { return &c.DataDir })},
+		{"database-url", "DATABASE_URL", "PostgreSQL 15+ server with pgvector and pg_trgm; empty runs a private cluster in the data folder", s, str(func(c *Config) *string { return &c.DatabaseURL })},
+		{"database-service-url", "YAKOR_DATABASE_SERVICE_URL", "how requests log in as the role yakor_service, which row-level security holds to one tenant; empty: as yakor_service without a password (the private cluster), else SET ROLE", s, str(func(c *Config) *string { return &c.DatabaseServiceURL })},
+		{"pg-bin", "YAKOR_PG_BIN", "folder of the PostgreSQL server binaries for the private cluster; empty finds the newest installed", s, str(func(c *Config) *string { return &c.PGBin })},
+		{"pg-user", "YAKOR_PG_USER", "account the private cluster runs as when yakor runs as root", s, str(func(c *Config) *string { return &c.PGUser })},
+		{"allow-no-keys", "YAKOR_ALLOW_NO_KEYS", "listen beyond loopback without API keys: anyone reaching the address acts as the one local user (for a trusted network only)", s, yes(func(c *Config) *bool { return &c.AllowNoKeys })},
+		{"ui-dir", "YAKOR_UI_DIR", "serve the web chat from this folder instead of the copy built in (for working on the UI: edits show on reload), e.g. web/ui", s, str(func(c *Config) *string { return &c.UIDir })},
+		{"workers", "YAKOR_WORKERS", "post-turn jobs (anchoring, grading, embedding) of each kind this instance runs at once; 0: enqueue only, another instance works the queue", s, num(func(c *Config) *int { return &c.Workers })},
+
+		{"window-chars", "YAKOR_WINDOW_CHARS", "history window budget in characters", m, num(func(c *Config) *int { return &c.WindowChars })},
+		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "longest user message accepted, in characters", m, num(func(c *Config) *int { return &c.MaxMessageChars })},
+		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "system prompt replacing the built-in one", m, str(func(c *Config) *string { return &c.SystemPrompt })},
+		{"search-rounds", "YAKOR_SEARCH_ROUNDS", "searches the model may make in one turn (SEARCH_HISTORY); 0 turns search off", m, num(func(c *Config) *int { return &c.SearchRounds })},
+		{"search-budget", "YAKOR_SEARCH_BUDGET", "characters of history hits one search adds to the prompt", m, num(func(c *Config) *int { return &c.SearchBudget })},
+		{"search-tool", "YAKOR_SEARCH_TOOL", "also offer history search as a search_history tool, for model servers that support tools", m, yes(func(c *Config) *bool { return &c.SearchTool })},
+		{"search-semantic", "YAKOR_SEARCH_SEMANTIC", "embed every message (a job after the turn) and fuse a nearest-neighbour leg into history search", m, yes(func(c *Config) *bool { return &c.SearchSemantic })},
+		{"anchor-mode", "YAKOR_ANCHOR_MODE", "when messages are anchored: async (a durable job after the reply), sync (before the answer) or off", m, str(func(c *Config) *string { return &c.AnchorMode })},
+		{"anchor-threshold", "YAKOR_ANCHOR_THRESHOLD", "characters since the last anchor after which a new one is set", m, num(func(c *Config) *int { return &c.AnchorThreshold })},
+		{"anchor-budget", "YAKOR_ANCHOR_BUDGET", "characters of the anchors block in every prompt", m, num(func(c *Config) *int { return &c.AnchorBudget })},
+		{"grading", "YAKOR_GRADING", "grade every reply after it is sent (helper model, or the offline heuristics) and learn from the grades", m, yes(func(c *Config) *bool { return &c.Grading })},
+		{"memory-budget", "YAKOR_MEMORY_BUDGET", "characters of long-term memory (examples, notes, warnings) recalled into each prompt; 0 leaves it out", m, num(func(c *Config) *int { return &c.MemoryBudget })},
+		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "lowest similarity (cosine, plus the topic boost) of an experience recalled into a prompt", m, frac(func(c *Config) *float64 { return &c.MemoryMinScore })},
+		{"memory-merge", "YAKOR_MEMORY_MERGE", "cosine similarity at which a new experience merges into a stored one instead of adding a near-duplicate", m, frac(func(c *Config) *float64 { return &c.MemoryMerge })},
+		{"compaction", "YAKOR_COMPACTION", "summarize what is about to scroll out of a thread's window (a job after the turn); the messages stay", m, yes(func(c *Config) *bool { return &c.Compaction })},
+		{"facts", "YAKOR_FACTS", "extract durable facts (names, versions, budgets, deadlines, decisions, preferences) after each turn", m, yes(func(c *Config) *bool { return &c.Facts })},
+		{"fact-budget", "YAKOR_FACT_BUDGET", "characters of the facts block in every prompt", m, num(func(c *Config) *int { return &c.FactBudget })},
+		{"fact-cap-chat", "YAKOR_FACT_CAP_CHAT", "current facts kept per chat; over it the least recently used are closed, corrections and blockers last", m, num(func(c *Config) *int { return &c.FactCapChat })},
+		{"fact-cap-user", "YAKOR_FACT_CAP_USER", "current facts kept per user", m, num(func(c *Config) *int { return &c.FactCapUser })},
+		{"fact-cap-project", "YAKOR_FACT_CAP_PROJECT", "current facts kept per project of a user", m, num(func(c *Config) *int { return &c.FactCapProject })},
+
+		{"searxng-url", "YAKOR_SEARXNG_URL", "SearXNG instance the research job searches (its JSON format enabled); empty leaves research topics pending", r, str(func(c *Config) *string { return &c.SearXNGURL })},
+		{"research-schedule", "YAKOR_RESEARCH_SCHEDULE", "when the research job runs: a cron spec (5 fields, or @every 1h, @daily…); off: only when asked", r, str(func(c *Config) *string { return &c.ResearchSchedule })},
+		{"research-allow-private", "YAKOR_RESEARCH_ALLOW_PRIVATE", "let the research fetcher reach private, loopback and link-local addresses (tests and intranets only)", r, yes(func(c *Config) *bool { return &c.ResearchAllowPrivate })},
+		{"research-results", "YAKOR_RESEARCH_RESULTS", "search results read per research topic", r, num(func(c *Config) *int { return &c.ResearchResults })},
+		{"research-fetch-timeout", "YAKOR_RESEARCH_FETCH_TIMEOUT", "time one research page fetch may take", r, dur(func(c *Config) *time.Duration { return &c.ResearchFetchTimeout })},
+		{"research-max-bytes", "YAKOR_RESEARCH_MAX_BYTES", "largest research page read, in bytes; bigger pages are skipped", r, num(func(c *Config) *int { return &c.ResearchMaxBytes })},
+
+		{"openai-base-url", "OPENAI_BASE_URL", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama; empty: api.openai.com", md, str(func(c *Config) *string { return &c.OpenAIBaseURL })},
+		{"openai-api-key", "OPENAI_API_KEY", "API key for the model server (prefer the environment variable: flags show in ps)", md, str(func(c *Config) *string { return &c.OpenAIAPIKey })},
+		{"chat-provider", "YAKOR_CHAT_PROVIDER", "provider of the chat model: openai or offline; empty: openai when a chat model is named, else offline", md, str(func(c *Config) *string { return &c.Chat.Provider })},
+		{"chat-model", "YAKOR_CHAT_MODEL", "chat model name, e.g. gpt-4o-mini or llama3.1", md, str(func(c *Config) *string { return &c.Chat.Model })},
+		{"helper-provider", "YAKOR_HELPER_PROVIDER", "provider of the helper model (topics, grading, facts, summaries)", md, str(func(c *Config) *string { return &c.Helper.Provider })},
+		{"helper-model", "YAKOR_HELPER_MODEL", "helper model name; empty: the chat model", md, str(func(c *Config) *string { return &c.Helper.Model })},
+		{"embed-provider", "YAKOR_EMBED_PROVIDER", "provider of the embedding model", md, str(func(c *Config) *string { return &c.Embed.Provider })},
+		{"embed-model", "YAKOR_EMBED_MODEL", "embedding model name, e.g. text-embedding-3-small", md, str(func(c *Config) *string { return &c.Embed.Model })},
+		{"model-timeout", "YAKOR_MODEL_TIMEOUT", "time one model call may take (a whole streamed reply)", md, dur(func(c *Config) *time.Duration { return &c.ModelTimeout })},
+		{"model-retries", "YAKOR_MODEL_RETRIES", "retries of a model call on 429, 5xx and connection errors", md, num(func(c *Config) *int { return &c.ModelRetries })},
+
+		{"log-level", "YAKOR_LOG_LEVEL", "debug, info, warn or error", l, str(func(c *Config) *string { return &c.LogLevel })},
+		{"log-format", "YAKOR_LOG_FORMAT", "text or json", l, str(func(c *Config) *string { return &c.LogFormat })},
+		{"shutdown-timeout", "YAKOR_SHUTDOWN_TIMEOUT", "time given to requests in flight on SIGINT/SIGTERM", l, dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	}
+}
