@@ -14,7 +14,6 @@ import (
 
 	"yakor"
 	"yakor/llm"
-	"yakor/postgres"
 )
 
 // Completer is the helper model, when one is configured.
@@ -85,122 +84,28 @@ func (s *Service) Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]A
 	return out, nil
 }
 
-type message struct {
-	id      int64
-	role    string
-	content string
-	chars   int64
-}
-
+// process reads scope's thread up to upTo under its lock, extracts and
+// decides its new messages, and writes the decisions.
 func (s *Service) process(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, scope.ThreadID); err != nil {
-		return nil, postgres.Wrap("lock thread", err)
+	if err := lockThread(ctx, tx, scope); err != nil {
+		return nil, err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO anchor_cursors (tenant_id, thread_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-		scope.TenantID, scope.ThreadID); err != nil {
-		return nil, postgres.Wrap("cursor", err)
+	if err := ensureCursor(ctx, tx, scope); err != nil {
+		return nil, err
 	}
-	var last, charsTotal int64
-	var currentID *int64
-	if err := tx.QueryRow(ctx, `SELECT last_message_id, current_id, chars_total FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadID).Scan(&last, &currentID, &charsTotal); err != nil {
-		return nil, postgres.Wrap("cursor", err)
+	st, msgs, err := load(ctx, tx, scope, upTo, mergeWindow(s.cfg.Decide))
+	if err != nil || st.last >= upTo {
+		return nil, err
 	}
-	if last >= upTo {
-		return nil, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT id, role, content, chars FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND id <= $5 AND kind = 'message'
-ORDER BY id`, scope.TenantID, scope.UserID, scope.ThreadID, last, upTo)
-	if err != nil {
-		return nil, postgres.Wrap("read messages", err)
-	}
-	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (message, error) {
-		var m message
-		err := r.Scan(&m.id, &m.role, &m.content, &m.chars)
-		return m, err
-	})
-	if err != nil {
-		return nil, postgres.Wrap("read messages", err)
-	}
-	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide), false)
+	cfg := s.cfg.Decide
+	cfg.Similar = NewSimilarity()
+	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors) }
+	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, tx, scope, id) }
+	b, err := decideRun(cfg, st, msgs, extract, dataOf)
 	if err != nil {
 		return nil, err
 	}
-	var authors []string
-	if err := tx.QueryRow(ctx, `SELECT authors FROM threads WHERE tenant_id = $1 AND id = $2`, scope.TenantID, scope.ThreadID).Scan(&authors); err != nil {
-		return nil, postgres.Wrap("thread", err)
-	}
-
-	cfg := s.cfg.Decide
-	cfg.Similar = NewSimilarity()
-	var out []Applied
-	for _, m := range msgs {
-		charsTotal += m.chars
-		current := find(anchors, currentID)
-		ex := s.extract(ctx, m, current, authors)
-		since := charsTotal
-		if current != nil {
-			since = charsTotal - current.CharPos
-		}
-		o := Decide(cfg, current, anchors, since, ex)
-		a := Applied{MessageID: m.id, Outcome: o, Source: ex.Source}
-		switch o.Decision {
-		case NewAnchor:
-			na := Anchor{Topic: topicOr(ex.Topic, current), Data: Distill("", ex.Data, MaxData), MessageID: m.id, CharPos: charsTotal}
-			if err := tx.QueryRow(ctx, `INSERT INTO microgoals (tenant_id, user_id, thread_id, topic, data, message_id, char_pos)
-VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, created_at, updated_at`,
-				scope.TenantID, scope.UserID, scope.ThreadID, na.Topic, na.Data, na.MessageID, na.CharPos).Scan(&na.ID, &na.CreatedAt, &na.UpdatedAt); err != nil {
-				return nil, postgres.Wrap("new anchor", err)
-			}
-			anchors = append(anchors, na)
-			currentID, a.AnchorID = &na.ID, na.ID
-		case UpdateAnchorData, MergeAnchor:
-			t := find(anchors, &o.TargetID)
-			if t == nil {
-				return nil, fmt.Errorf("anchor %d of the decision is gone", o.TargetID)
-			}
-			if t.ID != deref(currentID) {
-				// Only the current anchor's data was read.
-				if err := tx.QueryRow(ctx, `SELECT data FROM microgoals WHERE tenant_id = $1 AND id = $2`, scope.TenantID, t.ID).Scan(&t.Data); err != nil {
-					return nil, postgres.Wrap("read anchor", err)
-				}
-			}
-			t.Data = Distill(t.Data, ex.Data, MaxData)
-			var absorbed *int64
-			if o.Decision == MergeAnchor && current != nil && strings.TrimSpace(current.Data) == "" && current.ID != t.ID {
-				// A detour that carried no data is folded into the topic
-				// the dialogue returned to.
-				absorbed = &current.ID
-				t.Absorbed = append(t.Absorbed, current.ID)
-				anchors = remove(anchors, current.ID)
-				t = find(anchors, &o.TargetID)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE microgoals SET data = $3, updated_at = now(),
-    absorbed = CASE WHEN $4::bigint IS NULL THEN absorbed ELSE array_append(absorbed, $4::bigint) END
-WHERE tenant_id = $1 AND id = $2`, scope.TenantID, t.ID, t.Data, absorbed); err != nil {
-				return nil, postgres.Wrap("update anchor", err)
-			}
-			if absorbed != nil {
-				if _, err := tx.Exec(ctx, `UPDATE microgoals SET merged_into = $3 WHERE tenant_id = $1 AND id = $2`, scope.TenantID, *absorbed, t.ID); err != nil {
-					return nil, postgres.Wrap("merge anchor", err)
-				}
-			}
-			id := t.ID
-			currentID, a.AnchorID = &id, id
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO anchor_decisions (tenant_id, thread_id, message_id, decision, rule, anchor_id, similarity, source, topic)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-			scope.TenantID, scope.ThreadID, m.id, string(o.Decision), o.Rule, nullID(a.AnchorID), o.Similarity, ex.Source, ex.Topic); err != nil {
-			return nil, postgres.Wrap("record decision", err)
-		}
-		out = append(out, a)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE anchor_cursors SET last_message_id = $3, current_id = $4, chars_total = $5 WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadID, max(upTo, last), currentID, charsTotal); err != nil {
-		return nil, postgres.Wrap("advance cursor", err)
-	}
-	return out, nil
+	return writeBatch(ctx, tx, scope, st, b, upTo)
 }
 
 // extract reads one message: a user's message for its topic and data, an
@@ -211,13 +116,13 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 		var err error
 		if ex, err = s.extractHelper(ctx, m, current); err != nil {
 			s.fallbacks.Inc()
-			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.id, "err", err)
-			ex = OfflineExtract(m.content, authors)
+			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.ID, "err", err)
+			ex = OfflineExtract(m.Content, authors)
 		}
 	} else {
-		ex = OfflineExtract(m.content, authors)
+		ex = OfflineExtract(m.Content, authors)
 	}
-	if m.role != "user" {
+	if m.Role != "user" {
 		ex.Topic = ""
 		if current != nil {
 			ex.Topic = current.Topic
@@ -235,7 +140,7 @@ func (s *Service) extractHelper(ctx context.Context, m message, current *Anchor)
 	if current != nil {
 		fmt.Fprintf(&user, "Current topic: %s\nIts data: %s\n\n", current.Topic, current.Data)
 	}
-	fmt.Fprintf(&user, "Message (%s):\n%s", m.role, m.content)
+	fmt.Fprintf(&user, "Message (%s):\n%s", m.Role, m.Content)
 	res, err := s.helper.Complete(ctx, llm.Request{Messages: []llm.Message{
 		{Role: "system", Content: helperPrompt}, {Role: "user", Content: user.String()},
 	}})
@@ -284,56 +189,10 @@ func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (st
 // a block of 3,000 characters shows fewer topics, older ones only count.
 const blockAnchors = 100
 
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // mergeWindow is how many anchors a decision may look back at.
 func mergeWindow(c Config) int {
 	if c.MergeWindow > 0 {
 		return c.MergeWindow
 	}
 	return 100
-}
-
-func find(as []Anchor, id *int64) *Anchor {
-	if id == nil {
-		return nil
-	}
-	for i := range as {
-		if as[i].ID == *id {
-			return &as[i]
-		}
-	}
-	return nil
-}
-
-func remove(as []Anchor, id int64) []Anchor {
-	out := as[:0]
-	for _, a := range as {
-		if a.ID != id {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func topicOr(topic string, current *Anchor) string {
-	if strings.TrimSpace(topic) != "" {
-		return topic
-	}
-	if current != nil {
-		return current.Topic
-	}
-	return "…"
-}
-
-func nullID(id int64) *int64 {
-	if id == 0 {
-		return nil
-	}
-	return &id
 }
