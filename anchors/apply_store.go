@@ -11,8 +11,13 @@ import (
 )
 
 // This file is the storage of anchoring (Service.Apply): load reads where
-// a thread's anchoring stands; writeBatch writes what the decision loop
-// (apply.go) decided.
+// a thread's anchoring stands, with no transaction; writeBatch writes what
+// the decision loop (apply.go) decided, in the caller's transaction, after
+// checking under the thread's lock that what was read still holds.
+
+// errChanged means a thread changed between the read of a batch and its
+// write: the batch is dropped and decided again.
+var errChanged = errors.New("the thread's anchors changed while its messages were read")
 
 // load reads scope's thread's cursor and, unless it is at upTo already,
 // the messages after it up to upTo, the newest window anchors (and the
@@ -50,12 +55,6 @@ func readCursor(ctx context.Context, db DB, scope yakor.Scope, forUpdate bool) (
 	return st, nil
 }
 
-// ensureCursor makes scope's thread's cursor row if it has none.
-func ensureCursor(ctx context.Context, tx pgx.Tx, scope yakor.Scope) error {
-	_, err := tx.Exec(ctx, `INSERT INTO anchor_cursors (tenant_id, thread_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, scope.TenantID, scope.ThreadID)
-	return postgres.Wrap("cursor", err)
-}
-
 // readMessages reads scope's thread's messages after after, up to upTo.
 func readMessages(ctx context.Context, db DB, scope yakor.Scope, after, upTo int64) ([]message, error) {
 	rows, err := db.Query(ctx, `SELECT id, role, content, chars FROM messages
@@ -89,9 +88,13 @@ func readAnchorData(ctx context.Context, db DB, scope yakor.Scope, id int64) (st
 	return data, nil
 }
 
-// writeBatch writes b, decided from st for scope's thread up to upTo, and
-// returns its decisions with the ids of the anchors it inserted.
+// writeBatch writes b, decided from st for scope's thread up to upTo,
+// once checkUnchanged finds st still holds, and returns its decisions with
+// the ids of the anchors it inserted.
 func writeBatch(ctx context.Context, tx pgx.Tx, scope yakor.Scope, st state, b batch, upTo int64) ([]Applied, error) {
+	if err := checkUnchanged(ctx, tx, scope, st, b.read); err != nil {
+		return nil, err
+	}
 	ids := insertedIDs{}
 	out := make([]Applied, 0, len(b.steps))
 	for _, s := range b.steps {
@@ -130,11 +133,68 @@ func (ids insertedIDs) of(id int64) int64 {
 	return id
 }
 
+// checkUnchanged takes scope's thread's lock and checks that its cursor is
+// still st's and that the anchors of read still hold the data read, and
+// locks their rows, then the cursor's (the order DeleteAnchor and
+// DeleteUser take them in); errChanged if not.
+func checkUnchanged(ctx context.Context, tx pgx.Tx, scope yakor.Scope, st state, read map[int64]string) error {
+	if err := lockThread(ctx, tx, scope); err != nil {
+		return err
+	}
+	if err := checkAnchors(ctx, tx, scope, read); err != nil {
+		return err
+	}
+	now, err := readCursor(ctx, tx, scope, true)
+	if err != nil {
+		return err
+	}
+	if now.last != st.last || now.currentID != st.currentID || now.charsTotal != st.charsTotal {
+		return errChanged
+	}
+	return nil
+}
+
 // lockThread takes scope's thread's anchoring lock for the transaction
 // (DeleteThread takes it too).
 func lockThread(ctx context.Context, tx pgx.Tx, scope yakor.Scope) error {
 	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, scope.ThreadID)
 	return postgres.Wrap("lock thread", err)
+}
+
+// checkAnchors locks the rows of the anchors of read and checks each still
+// holds the data read (errChanged if not, or if it is gone or merged).
+func checkAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, read map[int64]string) error {
+	if len(read) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(read))
+	for id := range read {
+		ids = append(ids, id)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, data FROM microgoals WHERE tenant_id = $1 AND id = ANY($2) AND merged_into IS NULL ORDER BY id FOR UPDATE`,
+		scope.TenantID, ids)
+	if err != nil {
+		return postgres.Wrap("check anchors", err)
+	}
+	now, err := pgx.CollectRows(rows, pgx.RowToStructByName[anchorData])
+	if err != nil {
+		return postgres.Wrap("check anchors", err)
+	}
+	if len(now) != len(read) {
+		return errChanged
+	}
+	for _, a := range now {
+		if read[a.ID] != a.Data {
+			return errChanged
+		}
+	}
+	return nil
+}
+
+// anchorData is an anchor's id and data.
+type anchorData struct {
+	ID   int64
+	Data string
 }
 
 // insertAnchor inserts a, set in scope's thread, and returns its id.

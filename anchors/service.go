@@ -35,6 +35,7 @@ type Service struct {
 	helper    Completer // nil: the offline extractor
 	log       *slog.Logger
 	fallbacks prometheus.Counter
+	threads   threadLocks // one anchoring at a time per thread
 }
 
 // NewService returns a Service. helper may be nil; reg may be nil.
@@ -62,50 +63,67 @@ type Applied struct {
 }
 
 // Process anchors scope's thread's messages up to upTo that are not
-// anchored yet, in order, in one transaction under a lock per thread: two
-// workers never interleave on a thread, and a retried job finds its
-// messages done and writes nothing twice.
+// anchored yet, in order, writing in one transaction under a lock per
+// thread: two workers never interleave on a thread, and a retried job finds
+// its messages done and writes nothing twice.
 func (s *Service) Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
 	out, err := s.Apply(ctx, scope, upTo)
 	return len(out), err
 }
 
+// maxAttempts is how many times Apply reads and decides a thread that
+// changes under it before it gives up.
+const maxAttempts = 3
+
 // Apply is Process returning the decisions it took.
+//
+// The messages are read and decided with no transaction open, since the
+// helper model may take seconds over them; the write then checks, under
+// the thread's lock, that nothing it was decided from changed meanwhile
+// (another process anchored the thread, a user edited or deleted an anchor
+// it rewrites) and otherwise starts over from the read. Within this
+// process one anchoring at a time runs per thread.
 func (s *Service) Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	var out []Applied
-	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.process(ctx, tx, scope, upTo)
-		return err
-	})
+	unlock, err := s.threads.lock(ctx, scope.TenantID+"/"+scope.ThreadID)
 	if err != nil {
 		return nil, fmt.Errorf("anchor thread: %w", err)
 	}
-	return out, nil
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		out, err := s.process(ctx, scope, upTo)
+		if errors.Is(err, errChanged) && attempt < maxAttempts {
+			s.log.InfoContext(ctx, "the thread changed while its messages were anchored; anchoring again", "thread", scope.ThreadID, "attempt", attempt)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("anchor thread: %w", err)
+		}
+		return out, nil
+	}
 }
 
-// process reads scope's thread up to upTo under its lock, extracts and
-// decides its new messages, and writes the decisions.
-func (s *Service) process(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	if err := lockThread(ctx, tx, scope); err != nil {
-		return nil, err
-	}
-	if err := ensureCursor(ctx, tx, scope); err != nil {
-		return nil, err
-	}
-	st, msgs, err := load(ctx, tx, scope, upTo, mergeWindow(s.cfg.Decide))
+// process reads scope's thread up to upTo and extracts and decides its new
+// messages with no transaction open, then writes the decisions in one
+// (errChanged when the thread changed meanwhile).
+func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
+	st, msgs, err := load(ctx, s.db, scope, upTo, mergeWindow(s.cfg.Decide))
 	if err != nil || st.last >= upTo {
 		return nil, err
 	}
 	cfg := s.cfg.Decide
 	cfg.Similar = NewSimilarity()
 	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors) }
-	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, tx, scope, id) }
+	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, s.db, scope, id) }
 	b, err := decideRun(cfg, st, msgs, extract, dataOf)
 	if err != nil {
 		return nil, err
 	}
-	return writeBatch(ctx, tx, scope, st, b, upTo)
+	var out []Applied
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		out, err = writeBatch(ctx, tx, scope, st, b, upTo)
+		return err
+	})
+	return out, err
 }
 
 // extract reads one message: a user's message for its topic and data, an
