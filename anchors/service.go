@@ -13,9 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
-	"yakor/history"
 	"yakor/llm"
-	"yakor/postgres"
 	"yakor/words"
 )
 
@@ -44,6 +42,7 @@ type Service struct {
 	helper    Completer // nil: the offline extractor
 	log       *slog.Logger
 	fallbacks prometheus.Counter
+	threads   threadLocks // one anchoring at a time per thread
 }
 
 // NewService returns a Service. helper may be nil; reg may be nil.
@@ -71,139 +70,67 @@ type Applied struct {
 }
 
 // Process anchors scope's thread's messages up to upTo that are not
-// anchored yet, in order, in one transaction under a lock per thread: two
-// workers never interleave on a thread, and a retried job finds its
-// messages done and writes nothing twice.
+// anchored yet, in order, writing in one transaction under a lock per
+// thread: two workers never interleave on a thread, and a retried job finds
+// its messages done and writes nothing twice.
 func (s *Service) Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
 	out, err := s.Apply(ctx, scope, upTo)
 	return len(out), err
 }
 
+// maxAttempts is how many times Apply reads and decides a thread that
+// changes under it before it gives up.
+const maxAttempts = 3
+
 // Apply is Process returning the decisions it took.
+//
+// The messages are read and decided with no transaction open, since the
+// helper model may take seconds over them; the write then checks, under
+// the thread's lock, that nothing it was decided from changed meanwhile
+// (another process anchored the thread, a user edited or deleted an anchor
+// it rewrites) and otherwise starts over from the read. Within this
+// process one anchoring at a time runs per thread.
 func (s *Service) Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	var out []Applied
-	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.process(ctx, tx, scope, upTo)
-		return err
-	})
+	unlock, err := s.threads.lock(ctx, scope.TenantID+"/"+scope.ThreadID)
 	if err != nil {
 		return nil, fmt.Errorf("anchor thread: %w", err)
 	}
-	return out, nil
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		out, err := s.process(ctx, scope, upTo)
+		if errors.Is(err, errChanged) && attempt < maxAttempts {
+			s.log.InfoContext(ctx, "the thread changed while its messages were anchored; anchoring again", "thread", scope.ThreadID, "attempt", attempt)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("anchor thread: %w", err)
+		}
+		return out, nil
+	}
 }
 
-type message struct {
-	id      int64
-	role    string
-	content string
-	chars   int64
-}
-
-func (s *Service) process(ctx context.Context, tx pgx.Tx, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, scope.ThreadID); err != nil {
-		return nil, postgres.Wrap("lock thread", err)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO anchor_cursors (tenant_id, thread_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-		scope.TenantID, scope.ThreadID); err != nil {
-		return nil, postgres.Wrap("cursor", err)
-	}
-	var last, charsTotal int64
-	var currentID *int64
-	if err := tx.QueryRow(ctx, `SELECT last_message_id, current_id, chars_total FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadID).Scan(&last, &currentID, &charsTotal); err != nil {
-		return nil, postgres.Wrap("cursor", err)
-	}
-	if last >= upTo {
-		return nil, nil
-	}
-	hist := history.NewStore(tx)
-	read, err := hist.Between(ctx, scope, last, upTo)
-	if err != nil {
+// process reads scope's thread up to upTo and extracts and decides its new
+// messages with no transaction open, then writes the decisions in one
+// (errChanged when the thread changed meanwhile).
+func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
+	st, msgs, err := load(ctx, s.db, scope, upTo, mergeWindow(s.cfg.Decide))
+	if err != nil || st.last >= upTo {
 		return nil, err
 	}
-	msgs := make([]message, len(read))
-	for i, m := range read {
-		msgs[i] = message{id: m.ID, role: m.Role, content: m.Content, chars: int64(m.Chars)}
-	}
-	anchors, _, _, err := recent(ctx, tx, scope, mergeWindow(s.cfg.Decide), false)
-	if err != nil {
-		return nil, err
-	}
-	authors, err := hist.ThreadAuthors(ctx, scope)
-	if err != nil {
-		return nil, err
-	}
-
 	cfg := s.cfg.Decide
 	cfg.Similar = words.NewSimilarity()
+	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors) }
+	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, s.db, scope, id) }
+	b, err := decideRun(cfg, st, msgs, extract, dataOf)
+	if err != nil {
+		return nil, err
+	}
 	var out []Applied
-	for _, m := range msgs {
-		charsTotal += m.chars
-		current := find(anchors, currentID)
-		ex := s.extract(ctx, m, current, authors)
-		since := charsTotal
-		if current != nil {
-			since = charsTotal - current.CharPos
-		}
-		o := Decide(cfg, current, anchors, since, ex)
-		a := Applied{MessageID: m.id, Outcome: o, Source: ex.Source}
-		switch o.Decision {
-		case NewAnchor:
-			na := Anchor{Topic: topicOr(ex.Topic, current), Data: Distill("", ex.Data, MaxData), MessageID: m.id, CharPos: charsTotal}
-			if err := tx.QueryRow(ctx, `INSERT INTO microgoals (tenant_id, user_id, thread_id, topic, data, message_id, char_pos)
-VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, created_at, updated_at`,
-				scope.TenantID, scope.UserID, scope.ThreadID, na.Topic, na.Data, na.MessageID, na.CharPos).Scan(&na.ID, &na.CreatedAt, &na.UpdatedAt); err != nil {
-				return nil, postgres.Wrap("new anchor", err)
-			}
-			anchors = append(anchors, na)
-			currentID, a.AnchorID = &na.ID, na.ID
-		case UpdateAnchorData, MergeAnchor:
-			t := find(anchors, &o.TargetID)
-			if t == nil {
-				return nil, fmt.Errorf("anchor %d of the decision is gone", o.TargetID)
-			}
-			if t.ID != deref(currentID) {
-				// Only the current anchor's data was read.
-				if err := tx.QueryRow(ctx, `SELECT data FROM microgoals WHERE tenant_id = $1 AND id = $2`, scope.TenantID, t.ID).Scan(&t.Data); err != nil {
-					return nil, postgres.Wrap("read anchor", err)
-				}
-			}
-			t.Data = Distill(t.Data, ex.Data, MaxData)
-			var absorbed *int64
-			if o.Decision == MergeAnchor && current != nil && strings.TrimSpace(current.Data) == "" && current.ID != t.ID {
-				// A detour that carried no data is folded into the topic
-				// the dialogue returned to.
-				absorbed = &current.ID
-				t.Absorbed = append(t.Absorbed, current.ID)
-				anchors = remove(anchors, current.ID)
-				t = find(anchors, &o.TargetID)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE microgoals SET data = $3, updated_at = now(),
-    absorbed = CASE WHEN $4::bigint IS NULL THEN absorbed ELSE array_append(absorbed, $4::bigint) END
-WHERE tenant_id = $1 AND id = $2`, scope.TenantID, t.ID, t.Data, absorbed); err != nil {
-				return nil, postgres.Wrap("update anchor", err)
-			}
-			if absorbed != nil {
-				if _, err := tx.Exec(ctx, `UPDATE microgoals SET merged_into = $3 WHERE tenant_id = $1 AND id = $2`, scope.TenantID, *absorbed, t.ID); err != nil {
-					return nil, postgres.Wrap("merge anchor", err)
-				}
-			}
-			id := t.ID
-			currentID, a.AnchorID = &id, id
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO anchor_decisions (tenant_id, thread_id, message_id, decision, rule, anchor_id, similarity, source, topic)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-			scope.TenantID, scope.ThreadID, m.id, string(o.Decision), o.Rule, nullID(a.AnchorID), o.Similarity, ex.Source, ex.Topic); err != nil {
-			return nil, postgres.Wrap("record decision", err)
-		}
-		out = append(out, a)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE anchor_cursors SET last_message_id = $3, current_id = $4, chars_total = $5 WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadID, max(upTo, last), currentID, charsTotal); err != nil {
-		return nil, postgres.Wrap("advance cursor", err)
-	}
-	return out, nil
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		out, err = writeBatch(ctx, tx, scope, st, b, upTo)
+		return err
+	})
+	return out, err
 }
 
 // extract reads one message: a user's message for its topic and data, an
@@ -214,13 +141,13 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 		var err error
 		if ex, err = s.extractHelper(ctx, m, current); err != nil {
 			s.fallbacks.Inc()
-			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.id, "err", err)
-			ex = OfflineExtract(m.content, authors)
+			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.ID, "err", err)
+			ex = OfflineExtract(m.Content, authors)
 		}
 	} else {
-		ex = OfflineExtract(m.content, authors)
+		ex = OfflineExtract(m.Content, authors)
 	}
-	if m.role != "user" {
+	if m.Role != "user" {
 		ex.Topic = ""
 		if current != nil {
 			ex.Topic = current.Topic
@@ -238,7 +165,7 @@ func (s *Service) extractHelper(ctx context.Context, m message, current *Anchor)
 	if current != nil {
 		fmt.Fprintf(&user, "Current topic: %s\nIts data: %s\n\n", current.Topic, current.Data)
 	}
-	fmt.Fprintf(&user, "Message (%s):\n%s", m.role, m.content)
+	fmt.Fprintf(&user, "Message (%s):\n%s", m.Role, m.Content)
 	res, err := s.helper.Complete(ctx, llm.Request{Messages: []llm.Message{
 		{Role: "system", Content: helperPrompt}, {Role: "user", Content: user.String()},
 	}})
@@ -287,56 +214,10 @@ func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (st
 // a block of 3,000 characters shows fewer topics, older ones only count.
 const blockAnchors = 100
 
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // mergeWindow is how many anchors a decision may look back at.
 func mergeWindow(c Config) int {
 	if c.MergeWindow > 0 {
 		return c.MergeWindow
 	}
 	return 100
-}
-
-func find(as []Anchor, id *int64) *Anchor {
-	if id == nil {
-		return nil
-	}
-	for i := range as {
-		if as[i].ID == *id {
-			return &as[i]
-		}
-	}
-	return nil
-}
-
-func remove(as []Anchor, id int64) []Anchor {
-	out := as[:0]
-	for _, a := range as {
-		if a.ID != id {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func topicOr(topic string, current *Anchor) string {
-	if strings.TrimSpace(topic) != "" {
-		return topic
-	}
-	if current != nil {
-		return current.Topic
-	}
-	return "…"
-}
-
-func nullID(id int64) *int64 {
-	if id == 0 {
-		return nil
-	}
-	return &id
 }

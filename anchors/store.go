@@ -73,6 +73,21 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) 
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
+	if as, err = recentAnchors(ctx, db, scope, n, currentID, allData); err != nil {
+		return nil, 0, 0, err
+	}
+	var total int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL`,
+		scope.TenantID, scope.ThreadParam()).Scan(&total); err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	return as, max(0, total-len(as)), currentID, nil
+}
+
+// recentAnchors returns the newest n anchors of scope's thread and the
+// anchor currentID (0: none), oldest first. Without allData only
+// currentID's data is read.
+func recentAnchors(ctx context.Context, db DB, scope yakor.Scope, n int, currentID int64, allData bool) ([]Anchor, error) {
 	// The ids come from the index alone; only the rows shown are read.
 	const q = `
 SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, created_at, updated_at FROM microgoals
@@ -86,17 +101,13 @@ WHERE tenant_id = $1 AND user_id = $2 AND id IN (
 ORDER BY id`
 	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), n, currentID, allData)
 	if err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+		return nil, postgres.Wrap("recent anchors", err)
 	}
-	if as, err = pgx.CollectRows(rows, scanAnchor); err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	as, err := pgx.CollectRows(rows, scanAnchor)
+	if err != nil {
+		return nil, postgres.Wrap("recent anchors", err)
 	}
-	var total int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL`,
-		scope.TenantID, scope.ThreadParam()).Scan(&total); err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
-	}
-	return as, max(0, total-len(as)), currentID, nil
+	return as, nil
 }
 
 // Update is a user's edit of an anchor; nil fields stay.
@@ -173,17 +184,13 @@ type DecisionRecord struct {
 
 // Decisions returns the decisions taken for the messages, in message order.
 func (s *Service) Decisions(ctx context.Context, scope yakor.Scope, messageIDs []int64) ([]DecisionRecord, error) {
-	const q = `SELECT message_id, decision, rule, coalesce(anchor_id, 0), similarity, source, topic, created_at
+	const q = `SELECT message_id, decision, rule, coalesce(anchor_id, 0) AS anchor_id, similarity, source, topic, created_at
 FROM anchor_decisions WHERE tenant_id = $1 AND thread_id = $2 AND message_id = ANY($3) ORDER BY message_id`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.ThreadParam(), messageIDs)
 	if err != nil {
 		return nil, postgres.Wrap("anchor decisions", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DecisionRecord, error) {
-		var d DecisionRecord
-		err := r.Scan(&d.MessageID, &d.Decision, &d.Rule, &d.AnchorID, &d.Similarity, &d.Source, &d.Topic, &d.CreatedAt)
-		return d, err
-	})
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[DecisionRecord])
 	if err != nil {
 		return nil, postgres.Wrap("anchor decisions", err)
 	}
