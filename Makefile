@@ -16,7 +16,7 @@ setup:
 	bash scripts/setup.sh
 
 build:
-	$(GO) build -o bin/yakor ./cmd/yakor
+	$(GO) build -buildvcs=auto -o bin/yakor ./cmd/yakor
 
 # Every benchmark, written to docs/benchmarks.md (ARGS: bench all's flags).
 bench: setup build

@@ -38,16 +38,17 @@ func Version() BuildInfo {
 	return v
 }
 
-// String is the version as one word: "(devel)+1a2b3c4d5e6f" or
-// "v1.2.0+1a2b3c4d5e6f-dirty".
+// String is the version as one word. Go makes a build of a checkout's
+// commit a pseudo-version that names it ("v0.0.0-20261203085038-cbd703027dbb",
+// "+dirty" when the tree had changes); a version that does not name the
+// commit gets it appended ("(devel)+cbd703027dbb").
 func (v BuildInfo) String() string {
-	var b strings.Builder
-	b.WriteString(v.Version)
-	if v.Revision != "" {
-		b.WriteString("+" + v.Revision[:min(12, len(v.Revision))])
-		if v.Modified {
-			b.WriteString("-dirty")
-		}
+	rev := v.Revision[:min(12, len(v.Revision))]
+	if rev == "" || strings.Contains(v.Version, rev) {
+		return v.Version
 	}
-	return b.String()
+	if v.Modified {
+		return v.Version + "+" + rev + "-dirty"
+	}
+	return v.Version + "+" + rev
 }

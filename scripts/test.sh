@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh test
-go build -o bin/yakor ./cmd/yakor
+go build -buildvcs=auto -o bin/yakor ./cmd/yakor
 
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   dir=$(mktemp -d /tmp/yakor-test.XXXXXX)

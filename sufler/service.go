@@ -11,7 +11,6 @@ import (
 	"yakor"
 	"yakor/history"
 	"yakor/mnemos"
-	"yakor/turn"
 	"yakor/words"
 )
 
@@ -20,9 +19,11 @@ type Router interface {
 	Route(ctx context.Context, g mnemos.Graded) (mnemos.Routed, error)
 }
 
-// Traces finds the turn that wrote a reply.
-type Traces interface {
-	FindTrace(ctx context.Context, scope yakor.Scope, id string) (turn.Trace, error)
+// Turns tells what the turn that wrote a reply showed its model: the user
+// message it answered and the messages of its window and search hits
+// (ENOTFOUND for no such turn).
+type Turns interface {
+	Seen(ctx context.Context, scope yakor.Scope, turnID string) (question int64, seen []int64, err error)
 }
 
 // Messages reads a thread's messages.
@@ -38,14 +39,14 @@ type Service struct {
 	grader    *Grader
 	router    Router
 	messages  Messages
-	traces    Traces
+	turns     Turns
 	log       *slog.Logger
 	fallbacks prometheus.Counter
 }
 
 // NewService returns a Service. reg may be nil.
-func NewService(grader *Grader, router Router, messages Messages, traces Traces, log *slog.Logger, reg prometheus.Registerer) *Service {
-	s := &Service{grader: grader, router: router, messages: messages, traces: traces, log: log,
+func NewService(grader *Grader, router Router, messages Messages, turns Turns, log *slog.Logger, reg prometheus.Registerer) *Service {
+	s := &Service{grader: grader, router: router, messages: messages, turns: turns, log: log,
 		fallbacks: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "yakor_grade_fallbacks_total",
 			Help: "Replies graded offline because the helper model kept failing through every attempt of the grading job.",
@@ -80,15 +81,9 @@ func (s *Service) load(ctx context.Context, scope yakor.Scope, replyID int64, wi
 	var contextIDs []int64
 	questionID := int64(0)
 	if withContext && reply.TurnID != "" {
-		tr, err := s.traces.FindTrace(ctx, ex.scope, reply.TurnID)
+		questionID, contextIDs, err = s.turns.Seen(ctx, ex.scope, reply.TurnID)
 		if err != nil && yakor.ErrorCode(err) != yakor.ENOTFOUND {
 			return exchange{}, err
-		}
-		questionID = tr.UserMessageID
-		for _, l := range tr.Layers {
-			if l.Name == turn.LayerWindow || l.Name == turn.LayerFound {
-				contextIDs = append(contextIDs, l.MessageIDs...)
-			}
 		}
 	}
 	if questionID != 0 {

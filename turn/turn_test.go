@@ -2,6 +2,7 @@ package turn_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"yakor"
 	"yakor/anchors"
 	"yakor/postgres"
 	"yakor/postgres/pgtest"
@@ -87,5 +89,33 @@ func TestSendFindsThreadOnce(t *testing.T) {
 	}
 	if n := db.finds.Swap(0); n != 1 {
 		t.Errorf("a replayed send found its thread %d times, want once", n)
+	}
+}
+
+// TestSeen: what a turn showed its model is the message it answered and
+// its window (the earlier exchange here); another user sees no such turn.
+func TestSeen(t *testing.T) {
+	f := mustFixture(t)
+	e := turn.NewEngine(f.svc, &model{reply: "the answer"}, turn.DefaultConfig(), pgtest.Logger(t), nil)
+	first, err := f.send(e, "The board costs 3400.", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := f.send(e, "And the panel?", "c2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := f.scope.Context(context.Background())
+	question, seen, err := e.Seen(ctx, f.scope, second.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if question != second.UserMessage.ID || !slices.Contains(seen, first.UserMessage.ID) || !slices.Contains(seen, first.Reply.ID) {
+		t.Fatalf("turn saw question %d and %v; want %d and the first exchange %d, %d", question, seen, second.UserMessage.ID, first.UserMessage.ID, first.Reply.ID)
+	}
+	other := f.scope
+	other.UserID = "00000000-0000-0000-0000-000000000000"
+	if _, _, err := e.Seen(ctx, other, second.TurnID); yakor.ErrorCode(err) != yakor.ENOTFOUND {
+		t.Fatalf("another user's Seen: %v, want ENOTFOUND", err)
 	}
 }

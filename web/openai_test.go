@@ -19,19 +19,23 @@ import (
 func TestChatCompletions(t *testing.T) {
 	s := mustStack(t, nil, turn.Config{})
 
-	var annThread string
-	t.Run("NewThreadFromUser", func(t *testing.T) {
-		r := s.complete(t, map[string]any{"user": "ann", "messages": []any{
+	// Each subtest names its own user, so that none depends on another's
+	// thread: shop opens that user's thread as a client's first request.
+	shop := func(t *testing.T, name string) chatReply {
+		t.Helper()
+		return s.complete(t, map[string]any{"user": name, "messages": []any{
 			system("You are a furniture shop's assistant."),
 			user("The oak table costs 48200 rubles."), assistant("Noted: the oak table is 48200."),
 			user("How much is the oak table?"),
 		}})
+	}
+	t.Run("NewThreadFromUser", func(t *testing.T) {
+		r := shop(t, "ann")
 		c := r.completion(t)
 		thread, isNew := r.thread()
 		if !isNew || thread == "" {
 			t.Fatalf("thread %q new %v", thread, isNew)
 		}
-		annThread = thread
 		ch := c.Choices[0]
 		if !strings.HasPrefix(c.ID, "chatcmpl-") || c.Object != "chat.completion" || c.Model != "yakor" || c.Created == 0 ||
 			ch.Message.Role != "assistant" || ch.FinishReason != "stop" || !strings.Contains(ch.Message.Content, "48200") {
@@ -66,7 +70,8 @@ func TestChatCompletions(t *testing.T) {
 	})
 
 	t.Run("SameUserSameThreadNoImport", func(t *testing.T) {
-		r := s.complete(t, map[string]any{"user": "ann", "messages": []any{
+		annThread, _ := shop(t, "bea").thread()
+		r := s.complete(t, map[string]any{"user": "bea", "messages": []any{
 			system("A different system prompt."), user("A history the thread does not need."), assistant("Indeed."),
 			user("And the chairs?"),
 		}})
@@ -88,7 +93,8 @@ func TestChatCompletions(t *testing.T) {
 	})
 
 	t.Run("Stream", func(t *testing.T) {
-		r := s.complete(t, map[string]any{"user": "ann", "stream": true, "stream_options": map[string]any{"include_usage": true},
+		annThread, _ := shop(t, "cleo").thread()
+		r := s.complete(t, map[string]any{"user": "cleo", "stream": true, "stream_options": map[string]any{"include_usage": true},
 			"messages": []any{user("What does the oak table cost?")}})
 		chunks, streamErr, done := r.chunks(t)
 		if streamErr != nil || !done || len(chunks) < 4 {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"yakor/postgres/pgtest"
 )
 
 // These tests give `yakor serve` a data folder on a disk of its own (a
@@ -34,9 +36,7 @@ func mustRun(t *testing.T, name string, args ...string) {
 // newMountPoint makes an empty folder the postgres account can reach.
 func newMountPoint(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("this test mounts file systems: run it as root (the CI does)")
-	}
+	pgtest.RequireRoot(t, "it mounts file systems")
 	return filepath.Dir(dataDir(t)) + "/disk"
 }
 

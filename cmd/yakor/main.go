@@ -147,6 +147,10 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" |
 func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("yakor "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\nflags:\n", fs.Name())
+		fs.PrintDefaults()
+	}
 	for _, a := range args {
 		if a == "--" {
 			break

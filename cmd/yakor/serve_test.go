@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	yakorBin = filepath.Join(dir, "yakor")
-	out, err := exec.Command("go", "build", "-o", yakorBin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", yakorBin, ".").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build yakor: %v\n%s", err, out)
 		os.Exit(1)

@@ -9,12 +9,11 @@ import (
 	"testing"
 
 	"yakor/postgres/cluster"
+	"yakor/postgres/pgtest"
 )
 
 func TestStart_ParentNotTraversable(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the server runs as another user only then")
-	}
+	pgtest.RequireRoot(t, "the server runs as another user only then")
 	t.Parallel()
 	locked := filepath.Join(filepath.Dir(newDir(t)), "locked")
 	if err := os.Mkdir(locked, 0o700); err != nil {

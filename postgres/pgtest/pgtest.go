@@ -240,3 +240,13 @@ func NewWithLocale(tb testing.TB, locale string) *pgxpool.Pool {
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
+
+// RequireRoot fails the test unless it runs as root, saying why it needs
+// to: the one policy for such tests. They never skip: CI runs as root, so
+// a test that skipped there would be a test that cannot fail.
+func RequireRoot(tb testing.TB, why string) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		tb.Fatalf("this test needs root (%s): run it as root, as CI does", why)
+	}
+}

@@ -1,0 +1,43 @@
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/postgres"
+)
+
+// Seen is what turn id of scope's user showed its model: the user message
+// it answered and the messages of its window and of its searches' hits.
+// ENOTFOUND when the user has no such turn. The grader reads it to judge a
+// reply against what its model saw.
+func (e *Engine) Seen(ctx context.Context, scope yakor.Scope, id string) (question int64, seen []int64, err error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return 0, nil, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id)
+	}
+	var layers []byte
+	err = e.pool.QueryRow(ctx, `SELECT user_message_id, layers FROM turns WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
+		scope.TenantID, scope.UserID, id).Scan(&question, &layers)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id)
+	}
+	if err != nil {
+		return 0, nil, postgres.Wrap("find turn", err)
+	}
+	var ls []Layer
+	if err := json.Unmarshal(layers, &ls); err != nil {
+		return 0, nil, fmt.Errorf("find turn: layers: %w", err)
+	}
+	for _, l := range ls {
+		if l.Name == LayerWindow || l.Name == LayerFound {
+			seen = append(seen, l.MessageIDs...)
+		}
+	}
+	return question, seen, nil
+}
