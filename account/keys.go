@@ -173,20 +173,15 @@ func hashKey(secret string) []byte {
 // Keys lists the API keys f selects, newest first. With no TenantID it is
 // an operator's view across tenants.
 func (s *Store) Keys(ctx context.Context, f KeyFilter) ([]Key, error) {
-	const q = `SELECT k.id::text, k.tenant_id::text, t.name, k.user_id::text, u.name, k.name, k.prefix, k.rate_per_minute, k.max_turns,
-    k.admin, k.created_at, k.revoked_at, k.last_used_at
+	const q = `SELECT k.id::text AS id, k.tenant_id::text AS tenant_id, t.name AS tenant_name, k.user_id::text AS user_id, u.name AS user_name,
+    k.name, k.prefix, k.rate_per_minute, k.max_turns, k.admin, k.created_at, k.revoked_at, k.last_used_at
 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
 WHERE ($1 = '' OR k.id::text = $1) AND ($2 = '' OR k.tenant_id::text = $2) ORDER BY k.created_at DESC, k.id`
 	rows, err := s.pool.Query(ctx, q, f.ID, f.TenantID)
 	if err != nil {
 		return nil, postgres.Wrap("list keys", err)
 	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
-		var k Key
-		err := r.Scan(&k.ID, &k.TenantID, &k.TenantName, &k.UserID, &k.UserName, &k.Name, &k.Prefix, &k.RatePerMinute, &k.MaxTurns,
-			&k.Admin, &k.CreatedAt, &k.RevokedAt, &k.LastUsedAt)
-		return k, err
-	})
+	keys, err := pgx.CollectRows(rows, pgx.RowToStructByName[Key])
 	return keys, postgres.Wrap("list keys", err)
 }
 

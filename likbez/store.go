@@ -28,17 +28,13 @@ type Article struct {
 // Articles lists a tenant's research articles, newest first; topicID 0
 // means every topic's.
 func (s *Service) Articles(ctx context.Context, scope yakor.Scope, topicID int64) ([]Article, error) {
-	const q = `SELECT id, topic_id, theme, url, title, note, coalesce(experience_id, 0), fetched_at FROM research_articles
+	const q = `SELECT id, topic_id, theme AS topic, url, title, note, coalesce(experience_id, 0) AS experience_id, fetched_at FROM research_articles
 WHERE tenant_id = $1 AND ($2 = 0 OR topic_id = $2) ORDER BY id DESC LIMIT 500`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, topicID)
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}
-	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Article, error) {
-		var a Article
-		err := r.Scan(&a.ID, &a.TopicID, &a.Topic, &a.URL, &a.Title, &a.Note, &a.ExperienceID, &a.FetchedAt)
-		return a, err
-	})
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Article])
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}
