@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -135,14 +134,13 @@ func (nk *NewKey) normalize() error {
 
 // keyOwner finds (or makes) the tenant and the user a new key acts as.
 func keyOwner(ctx context.Context, tx pgx.Tx, nk NewKey) (tenant, user string, err error) {
+	var found bool
 	if nk.TenantID != "" {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM tenants WHERE id = $1`, nk.TenantID).Scan(&tenant)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", "", yakor.Errorf(yakor.ENOTFOUND, "tenant %q not found", nk.TenantID)
-		}
+		err = postgres.NotFound("find tenant", err, yakor.Errorf(yakor.ENOTFOUND, "tenant %q not found", nk.TenantID))
 	} else {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM tenants WHERE name = $1 ORDER BY created_at LIMIT 1`, nk.Tenant).Scan(&tenant)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if found, err = postgres.Found("find tenant", err); err == nil && !found {
 			tenant = uuid.NewString()
 			_, err = tx.Exec(ctx, `INSERT INTO tenants (id, name) VALUES ($1, $2)`, tenant, nk.Tenant)
 		}
@@ -152,13 +150,10 @@ func keyOwner(ctx context.Context, tx pgx.Tx, nk NewKey) (tenant, user string, e
 	}
 	if nk.UserID != "" {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND id = $2`, tenant, nk.UserID).Scan(&user)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", "", yakor.Errorf(yakor.ENOTFOUND, "user %q not found in the key's tenant", nk.UserID)
-		}
-		return tenant, user, err
+		return tenant, user, postgres.NotFound("find user", err, yakor.Errorf(yakor.ENOTFOUND, "user %q not found in the key's tenant", nk.UserID))
 	}
 	err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND name = $2 ORDER BY created_at LIMIT 1`, tenant, nk.User).Scan(&user)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if found, err = postgres.Found("find user", err); err == nil && !found {
 		user = uuid.NewString()
 		_, err = tx.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, $3)`, tenant, user, nk.User)
 	}
@@ -240,11 +235,8 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Caller, error)
 	err := s.pool.QueryRow(ctx, `UPDATE api_keys SET last_used_at = now() WHERE hash = $1
 RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, admin, revoked_at`, hashKey(secret)).
 		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &c.Admin, &revoked)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid")
-	}
 	if err != nil {
-		return Caller{}, postgres.Wrap("authenticate", err)
+		return Caller{}, postgres.NotFound("authenticate", err, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid"))
 	}
 	if revoked != nil {
 		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key was revoked on %s", revoked.UTC().Format(time.RFC3339))

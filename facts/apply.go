@@ -2,7 +2,6 @@ package facts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -62,7 +61,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64)
 		}
 		var cursor int64
 		err = tx.QueryRow(ctx, `SELECT through_id FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam()).Scan(&cursor)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		if _, err := postgres.Found("read fact cursor", err); err != nil {
 			return err
 		}
 		msgs, err := history.NewStore(tx).Messages(ctx, scope, history.MessageFilter{AfterID: cursor, Limit: factBatch})

@@ -2,7 +2,6 @@ package likbez
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -73,11 +72,11 @@ func (s *Service) Status(ctx context.Context, scope yakor.Scope) (Status, error)
 	var run RunInfo
 	err := s.pool.QueryRow(ctx, `SELECT id, trigger, status, started_at, finished_at FROM research_runs ORDER BY id DESC LIMIT 1`).
 		Scan(&run.ID, &run.Trigger, &run.Status, &run.StartedAt, &run.FinishedAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return Status{}, postgres.Wrap("research status", err)
-	default:
+	ran, err := postgres.Found("research status", err)
+	if err != nil {
+		return Status{}, err
+	}
+	if ran {
 		st.LastRun = &run
 	}
 	var locked bool
