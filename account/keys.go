@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -135,14 +134,13 @@ func (nk *NewKey) normalize() error {
 
 // keyOwner finds (or makes) the tenant and the user a new key acts as.
 func keyOwner(ctx context.Context, tx pgx.Tx, nk NewKey) (tenant, user string, err error) {
+	var found bool
 	if nk.TenantID != "" {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM tenants WHERE id = $1`, nk.TenantID).Scan(&tenant)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", "", yakor.Errorf(yakor.ENOTFOUND, "tenant %q not found", nk.TenantID)
-		}
+		err = postgres.NotFound("find tenant", err, yakor.Errorf(yakor.ENOTFOUND, "tenant %q not found", nk.TenantID))
 	} else {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM tenants WHERE name = $1 ORDER BY created_at LIMIT 1`, nk.Tenant).Scan(&tenant)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if found, err = postgres.Found("find tenant", err); err == nil && !found {
 			tenant = uuid.NewString()
 			_, err = tx.Exec(ctx, `INSERT INTO tenants (id, name) VALUES ($1, $2)`, tenant, nk.Tenant)
 		}
@@ -152,13 +150,10 @@ func keyOwner(ctx context.Context, tx pgx.Tx, nk NewKey) (tenant, user string, e
 	}
 	if nk.UserID != "" {
 		err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND id = $2`, tenant, nk.UserID).Scan(&user)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", "", yakor.Errorf(yakor.ENOTFOUND, "user %q not found in the key's tenant", nk.UserID)
-		}
-		return tenant, user, err
+		return tenant, user, postgres.NotFound("find user", err, yakor.Errorf(yakor.ENOTFOUND, "user %q not found in the key's tenant", nk.UserID))
 	}
 	err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND name = $2 ORDER BY created_at LIMIT 1`, tenant, nk.User).Scan(&user)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if found, err = postgres.Found("find user", err); err == nil && !found {
 		user = uuid.NewString()
 		_, err = tx.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, $3)`, tenant, user, nk.User)
 	}
@@ -173,20 +168,15 @@ func hashKey(secret string) []byte {
 // Keys lists the API keys f selects, newest first. With no TenantID it is
 // an operator's view across tenants.
 func (s *Store) Keys(ctx context.Context, f KeyFilter) ([]Key, error) {
-	const q = `SELECT k.id::text, k.tenant_id::text, t.name, k.user_id::text, u.name, k.name, k.prefix, k.rate_per_minute, k.max_turns,
-    k.admin, k.created_at, k.revoked_at, k.last_used_at
+	const q = `SELECT k.id::text AS id, k.tenant_id::text AS tenant_id, t.name AS tenant_name, k.user_id::text AS user_id, u.name AS user_name,
+    k.name, k.prefix, k.rate_per_minute, k.max_turns, k.admin, k.created_at, k.revoked_at, k.last_used_at
 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
 WHERE ($1 = '' OR k.id::text = $1) AND ($2 = '' OR k.tenant_id::text = $2) ORDER BY k.created_at DESC, k.id`
 	rows, err := s.pool.Query(ctx, q, f.ID, f.TenantID)
 	if err != nil {
 		return nil, postgres.Wrap("list keys", err)
 	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
-		var k Key
-		err := r.Scan(&k.ID, &k.TenantID, &k.TenantName, &k.UserID, &k.UserName, &k.Name, &k.Prefix, &k.RatePerMinute, &k.MaxTurns,
-			&k.Admin, &k.CreatedAt, &k.RevokedAt, &k.LastUsedAt)
-		return k, err
-	})
+	keys, err := pgx.CollectRows(rows, pgx.RowToStructByName[Key])
 	return keys, postgres.Wrap("list keys", err)
 }
 
@@ -245,11 +235,8 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Caller, error)
 	err := s.pool.QueryRow(ctx, `UPDATE api_keys SET last_used_at = now() WHERE hash = $1
 RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, admin, revoked_at`, hashKey(secret)).
 		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &c.Admin, &revoked)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid")
-	}
 	if err != nil {
-		return Caller{}, postgres.Wrap("authenticate", err)
+		return Caller{}, postgres.NotFound("authenticate", err, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid"))
 	}
 	if revoked != nil {
 		return Caller{}, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key was revoked on %s", revoked.UTC().Format(time.RFC3339))

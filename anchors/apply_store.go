@@ -55,8 +55,8 @@ func readCursor(ctx context.Context, db DB, scope yakor.Scope, forUpdate bool) (
 	}
 	var st state
 	err := db.QueryRow(ctx, q, scope.TenantID, scope.ThreadID).Scan(&st.last, &st.currentID, &st.charsTotal)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return state{}, postgres.Wrap("cursor", err)
+	if _, err := postgres.Found("cursor", err); err != nil {
+		return state{}, err
 	}
 	return st, nil
 }

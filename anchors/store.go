@@ -2,7 +2,6 @@ package anchors
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -57,8 +56,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 	}
 	err = db.QueryRow(ctx, `SELECT last_message_id, coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
 		scope.TenantID, scope.ThreadParam()).Scan(&out.ProcessedThrough, &out.CurrentID)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return out, postgres.Wrap("list anchors", err)
+	if _, err := postgres.Found("list anchors", err); err != nil {
+		return out, err
 	}
 	return out, nil
 }
@@ -70,8 +69,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) (as []Anchor, omitted int, currentID int64, err error) {
 	err = db.QueryRow(ctx, `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
 		scope.TenantID, scope.ThreadParam()).Scan(&currentID)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	if _, err := postgres.Found("recent anchors", err); err != nil {
+		return nil, 0, 0, err
 	}
 	if as, err = recentAnchors(ctx, db, scope, n, currentID, allData); err != nil {
 		return nil, 0, 0, err
@@ -142,11 +141,8 @@ RETURNING ` + anchorColumns
 		return Anchor{}, postgres.Wrap("update anchor", err)
 	}
 	a, err := pgx.CollectExactlyOneRow(rows, scanAnchor)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Anchor{}, yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id)
-	}
 	if err != nil {
-		return Anchor{}, postgres.Wrap("update anchor", err)
+		return Anchor{}, postgres.NotFound("update anchor", err, yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id))
 	}
 	return a, nil
 }
@@ -158,11 +154,8 @@ func (s *Service) DeleteAnchor(ctx context.Context, scope yakor.Scope, id int64)
 		var thread string
 		err := tx.QueryRow(ctx, `DELETE FROM microgoals WHERE tenant_id = $1 AND user_id = $2 AND id = $3 RETURNING thread_id::text`,
 			scope.TenantID, scope.UserID, id).Scan(&thread)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id)
-		}
 		if err != nil {
-			return postgres.Wrap("delete anchor", err)
+			return postgres.NotFound("delete anchor", err, yakor.Errorf(yakor.ENOTFOUND, "anchor %d not found", id))
 		}
 		_, err = tx.Exec(ctx, `UPDATE anchor_cursors SET current_id = NULL WHERE tenant_id = $1 AND thread_id = $2 AND current_id = $3`,
 			scope.TenantID, thread, id)

@@ -2,7 +2,6 @@ package facts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -62,7 +61,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64)
 		}
 		var cursor int64
 		err = tx.QueryRow(ctx, `SELECT through_id FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam()).Scan(&cursor)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		if _, err := postgres.Found("read fact cursor", err); err != nil {
 			return err
 		}
 		msgs, err := history.NewStore(tx).Messages(ctx, scope, history.MessageFilter{AfterID: cursor, Limit: factBatch})
@@ -155,27 +154,24 @@ WHERE tenant_id = $1 AND user_id = $2 AND scope = $3 AND valid_to IS NULL
 		return err
 	}
 	type current struct {
-		id                int64
-		slot, text, value string
+		ID                int64
+		Slot, Text, Value string
 	}
-	cur, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (current, error) {
-		var c current
-		return c, r.Scan(&c.id, &c.slot, &c.text, &c.value)
-	})
+	cur, err := pgx.CollectRows(rows, pgx.RowToStructByName[current])
 	if err != nil {
 		return err
 	}
 	var superseded []int64
 	for _, f := range cur {
-		same := c.Slot != "" && words.Fold(f.value) == words.Fold(c.Value) || words.Similarity(f.text, c.Text) >= 0.8 || words.Fold(f.text) == words.Fold(c.Text)
+		same := c.Slot != "" && words.Fold(f.Value) == words.Fold(c.Value) || words.Similarity(f.Text, c.Text) >= 0.8 || words.Fold(f.Text) == words.Fold(c.Text)
 		if same {
 			_, err := tx.Exec(ctx, `UPDATE facts SET source_message_ids = array_append(source_message_ids, $3), confidence = greatest(confidence, $4),
     last_used_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2 AND NOT source_message_ids @> ARRAY[$3::bigint]`,
-				scope.TenantID, f.id, msgID, c.Confidence)
+				scope.TenantID, f.ID, msgID, c.Confidence)
 			return err
 		}
 		if c.Slot != "" {
-			superseded = append(superseded, f.id)
+			superseded = append(superseded, f.ID)
 		}
 	}
 	const ins = `INSERT INTO facts (tenant_id, user_id, scope, thread_id, project_id, kind, slot, text, value, confidence, source, source_message_ids)

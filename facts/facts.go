@@ -2,7 +2,6 @@ package facts
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -191,10 +190,10 @@ func (s *Store) fact(ctx context.Context, scope yakor.Scope, id int64) (Fact, er
 		return Fact{}, postgres.Wrap("find fact", err)
 	}
 	f, err := pgx.CollectExactlyOneRow(rows, scanFact)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Fact{}, yakor.Errorf(yakor.ENOTFOUND, "fact %d not found", id)
+	if err != nil {
+		return Fact{}, postgres.NotFound("find fact", err, yakor.Errorf(yakor.ENOTFOUND, "fact %d not found", id))
 	}
-	return f, postgres.Wrap("find fact", err)
+	return f, nil
 }
 
 // Update edits a fact; nil fields are left.

@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -28,11 +27,8 @@ ORDER BY id DESC LIMIT 1`
 		return Message{}, false, postgres.Wrap("find summary", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, false, nil
-	}
-	if err != nil {
-		return Message{}, false, postgres.Wrap("find summary", err)
+	if found, err := postgres.Found("find summary", err); !found {
+		return Message{}, false, err
 	}
 	return m, true, nil
 }
@@ -75,12 +71,13 @@ RETURNING ` + messageColumns
 		return Message{}, false, postgres.Wrap("write summary", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
+	created, err := postgres.Found("write summary", err)
+	if err != nil {
+		return Message{}, false, err
+	}
+	if !created { // the client id is taken: it was written before
 		m, err := s.FindByClientID(ctx, scope, clientID)
 		return m, false, err
-	}
-	if err != nil {
-		return Message{}, false, postgres.Wrap("write summary", err)
 	}
 	return m, true, nil
 }

@@ -14,7 +14,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -159,9 +158,7 @@ RETURNING ` + threadColumns
 	if tc.ProjectID != "" {
 		project = &tc.ProjectID
 	}
-	var t Thread
-	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, uuid.NewString(), project, tc.Title, tc.SystemPrompt).
-		Scan(t.fields()...)
+	t, err := queryThread(ctx, s.db, q, scope.TenantID, scope.UserID, uuid.NewString(), project, tc.Title, tc.SystemPrompt)
 	if err != nil {
 		return Thread{}, postgres.Wrap("create thread", err)
 	}
@@ -182,13 +179,9 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 		return Thread{}, errThreadNotFound(scope.ThreadID)
 	}
 	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
-	var t Thread
-	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID).Scan(t.fields()...)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Thread{}, errThreadNotFound(scope.ThreadID)
-	}
+	t, err := queryThread(ctx, s.db, q, scope.TenantID, scope.UserID, scope.ThreadID)
 	if err != nil {
-		return Thread{}, postgres.Wrap("find thread", err)
+		return Thread{}, postgres.NotFound("find thread", err, errThreadNotFound(scope.ThreadID))
 	}
 	return t, nil
 }
@@ -199,10 +192,10 @@ func (s *Store) ThreadProject(ctx context.Context, scope yakor.Scope) (string, e
 	var project string
 	err := s.db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
 		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", errThreadNotFound(scope.ThreadID)
+	if err != nil {
+		return "", postgres.NotFound("find thread", err, errThreadNotFound(scope.ThreadID))
 	}
-	return project, postgres.Wrap("find thread", err)
+	return project, nil
 }
 
 // ThreadAuthors returns the names the authors of scope's thread go by (the
@@ -212,10 +205,10 @@ func (s *Store) ThreadAuthors(ctx context.Context, scope yakor.Scope) ([]string,
 	var authors []string
 	err := s.db.QueryRow(ctx, `SELECT authors FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
 		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&authors)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errThreadNotFound(scope.ThreadID)
+	if err != nil {
+		return nil, postgres.NotFound("find thread", err, errThreadNotFound(scope.ThreadID))
 	}
-	return authors, postgres.Wrap("find thread", err)
+	return authors, nil
 }
 
 // ThreadFilter narrows FindThreads.
@@ -236,11 +229,7 @@ ORDER BY updated_at DESC, id LIMIT $3`
 	if err != nil {
 		return nil, postgres.Wrap("find threads", err)
 	}
-	threads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Thread, error) {
-		var t Thread
-		err := r.Scan(t.fields()...)
-		return t, err
-	})
+	threads, err := pgx.CollectRows(rows, pgx.RowToStructByName[Thread])
 	if err != nil {
 		return nil, postgres.Wrap("find threads", err)
 	}
@@ -269,10 +258,24 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-const threadColumns = `id::text, coalesce(project_id::text, ''), title, system_prompt, coalesce(external_key, ''), created_at, updated_at, message_count, authors`
+// threadColumns are a Thread's columns, named as its fields for
+// pgx.RowToStructByName.
+const threadColumns = `id::text AS id, coalesce(project_id::text, '') AS project_id, title, system_prompt,
+coalesce(external_key, '') AS external_key, created_at, updated_at, message_count, authors`
 
-func (t *Thread) fields() []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, &t.SystemPrompt, &t.ExternalKey, &t.CreatedAt, &t.UpdatedAt, &t.MessageCount, &t.Authors}
+// queryThread runs q, which selects threadColumns, for exactly one thread
+// (none is the error postgres.NotFound and postgres.Found read as no rows).
+// On an error the Thread is zero.
+func queryThread(ctx context.Context, db DB, q string, args ...any) (Thread, error) {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return Thread{}, err
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Thread])
+	if err != nil {
+		return Thread{}, err
+	}
+	return t, nil
 }
 
 func errThreadNotFound(id string) error {

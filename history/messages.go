@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -107,11 +106,11 @@ SELECT * FROM ins`
 		return Message{}, false, postgres.Wrap("append message", err)
 	}
 	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
-	if err == nil {
-		return m, true, nil
+	if created, err = postgres.Found("append message", err); err != nil {
+		return Message{}, false, err
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, false, postgres.Wrap("append message", err)
+	if created {
+		return m, true, nil
 	}
 	// The client id is taken: the first message with it is the answer.
 	m, err = s.FindByClientID(ctx, scope, nm.ClientID)
@@ -130,11 +129,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND client_id = $4`
 		return Message{}, postgres.Wrap("find message by client id", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "no message with client_id %q", clientID)
-	}
 	if err != nil {
-		return Message{}, postgres.Wrap("find message by client id", err)
+		return Message{}, postgres.NotFound("find message by client id", err, yakor.Errorf(yakor.ENOTFOUND, "no message with client_id %q", clientID))
 	}
 	return m, nil
 }
@@ -149,11 +145,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND ($4 = '' OR thread_id::tex
 		return Message{}, postgres.Wrap("find message", err)
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, yakor.Errorf(yakor.ENOTFOUND, "message %d not found", id)
-	}
 	if err != nil {
-		return Message{}, postgres.Wrap("find message", err)
+		return Message{}, postgres.NotFound("find message", err, yakor.Errorf(yakor.ENOTFOUND, "message %d not found", id))
 	}
 	return m, nil
 }
@@ -380,11 +373,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = 
 		return Message{}, false, postgres.Wrap("find neighbour message", err)
 	}
 	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Message{}, false, nil
-	}
-	if err != nil {
-		return Message{}, false, postgres.Wrap("find neighbour message", err)
+	if found, err := postgres.Found("find neighbour message", err); !found {
+		return Message{}, false, err
 	}
 	return m, true, nil
 }

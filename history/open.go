@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -53,12 +52,9 @@ func (s *Store) OpenThread(ctx context.Context, scope yakor.Scope, o ThreadOpen)
 	}
 	if o.Key != "" {
 		// Most opens find the thread: one query, no transaction.
-		t, err := findByKey(ctx, s.db, scope, o.Key)
-		if err == nil {
-			return t, false, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return Thread{}, false, postgres.Wrap("open thread", err)
+		t, err := queryThread(ctx, s.db, byKey, scope.TenantID, scope.UserID, o.Key)
+		if found, err := postgres.Found("open thread", err); err != nil || found {
+			return t, false, err
 		}
 	}
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
@@ -98,26 +94,17 @@ INSERT INTO threads (tenant_id, user_id, id, project_id, title, system_prompt, e
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (tenant_id, user_id, external_key) DO NOTHING
 RETURNING ` + threadColumns
-	var t Thread
-	err := tx.QueryRow(ctx, ins, scope.TenantID, scope.UserID, uuid.NewString(), project, o.Create.Title, o.Create.SystemPrompt, key).Scan(t.fields()...)
-	if err == nil {
-		return t, true, nil
+	t, err := queryThread(ctx, tx, ins, scope.TenantID, scope.UserID, uuid.NewString(), project, o.Create.Title, o.Create.SystemPrompt, key)
+	if created, err := postgres.Found("create thread", err); err != nil || created {
+		return t, created, err
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return Thread{}, false, fmt.Errorf("create thread: %w", err)
-	}
-	t, err = findByKey(ctx, tx, scope, o.Key)
+	t, err = queryThread(ctx, tx, byKey, scope.TenantID, scope.UserID, o.Key)
 	if err != nil {
 		return Thread{}, false, fmt.Errorf("find thread by key: %w", err)
 	}
 	return t, false, nil
 }
 
-// findByKey returns scope's user's thread with the external key, or
-// pgx.ErrNoRows.
-func findByKey(ctx context.Context, db DB, scope yakor.Scope, key string) (Thread, error) {
-	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND external_key = $3`
-	var t Thread
-	err := db.QueryRow(ctx, q, scope.TenantID, scope.UserID, key).Scan(t.fields()...)
-	return t, err
-}
+// byKey selects scope's user's thread with an external key: $1 tenant, $2
+// user, $3 key.
+const byKey = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND external_key = $3`

@@ -2,7 +2,6 @@ package likbez
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -194,12 +193,13 @@ func (s *Service) Run(ctx context.Context, trigger string, slot *time.Time) (Rep
 
 	r := Report{Trigger: trigger, StartedAt: time.Now(), Topics: []TopicReport{}}
 	err = conn.QueryRow(ctx, `INSERT INTO research_runs (slot, trigger) VALUES ($1, $2) ON CONFLICT (slot) DO NOTHING RETURNING id`, slot, trigger).Scan(&r.RunID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	started, err := postgres.Found("research run", err)
+	if err != nil {
+		return Report{}, err
+	}
+	if !started {
 		r.Skipped, r.Message = true, "this slot has run already"
 		return r, nil
-	}
-	if err != nil {
-		return Report{}, postgres.Wrap("research run", err)
 	}
 	// Holding the lock, no other run is alive: a topic still 'running' was
 	// cut off with its run.

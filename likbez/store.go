@@ -2,7 +2,6 @@ package likbez
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -28,17 +27,13 @@ type Article struct {
 // Articles lists a tenant's research articles, newest first; topicID 0
 // means every topic's.
 func (s *Service) Articles(ctx context.Context, scope yakor.Scope, topicID int64) ([]Article, error) {
-	const q = `SELECT id, topic_id, theme, url, title, note, coalesce(experience_id, 0), fetched_at FROM research_articles
+	const q = `SELECT id, topic_id, theme AS topic, url, title, note, coalesce(experience_id, 0) AS experience_id, fetched_at FROM research_articles
 WHERE tenant_id = $1 AND ($2 = 0 OR topic_id = $2) ORDER BY id DESC LIMIT 500`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, topicID)
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}
-	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Article, error) {
-		var a Article
-		err := r.Scan(&a.ID, &a.TopicID, &a.Topic, &a.URL, &a.Title, &a.Note, &a.ExperienceID, &a.FetchedAt)
-		return a, err
-	})
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Article])
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}
@@ -77,11 +72,11 @@ func (s *Service) Status(ctx context.Context, scope yakor.Scope) (Status, error)
 	var run RunInfo
 	err := s.pool.QueryRow(ctx, `SELECT id, trigger, status, started_at, finished_at FROM research_runs ORDER BY id DESC LIMIT 1`).
 		Scan(&run.ID, &run.Trigger, &run.Status, &run.StartedAt, &run.FinishedAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return Status{}, postgres.Wrap("research status", err)
-	default:
+	ran, err := postgres.Found("research status", err)
+	if err != nil {
+		return Status{}, err
+	}
+	if ran {
 		st.LastRun = &run
 	}
 	var locked bool

@@ -2,7 +2,6 @@ package mnemos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -158,11 +157,8 @@ WHERE e.tenant_id = $1 AND e.id = $2`
 		return Experience{}, postgres.Wrap("find experience", err)
 	}
 	x, err := pgx.CollectExactlyOneRow(rows, scanExperience)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Experience{}, yakor.Errorf(yakor.ENOTFOUND, "experience %d not found", id)
-	}
 	if err != nil {
-		return Experience{}, postgres.Wrap("find experience", err)
+		return Experience{}, postgres.NotFound("find experience", err, yakor.Errorf(yakor.ENOTFOUND, "experience %d not found", id))
 	}
 	return x, nil
 }
@@ -231,10 +227,7 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, scope yakor.Scope, x Expe
 		// theme may share: a note repeats another only when it is of the
 		// same page.
 		err = tx.QueryRow(ctx, `SELECT id, 1 FROM experiences WHERE tenant_id = $1 AND level = 2 AND url = $2 LIMIT 1`, scope.TenantID, x.URL).Scan(&dup.id, &dup.similarity)
-		ok = err == nil
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil
-		}
+		ok, err = postgres.Found("find note of the page", err)
 	} else {
 		dup, ok, err = s.nearest(ctx, tx, scope.TenantID, x.Level, space, vec)
 	}

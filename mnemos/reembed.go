@@ -37,30 +37,27 @@ func (s *Store) Reembed(ctx context.Context, all bool) (ReembedResult, error) {
 		update string
 	}{
 		{&r.Experiences,
-			`SELECT tenant_id::text, id, CASE WHEN level = 2 THEN topic || E'\n' || question ELSE question END
+			`SELECT tenant_id::text AS tenant_id, id, CASE WHEN level = 2 THEN topic || E'\n' || question ELSE question END AS text
 FROM experiences WHERE ($1 OR space_id IS DISTINCT FROM $2) AND (tenant_id, id) > ($3::uuid, $4)
 ORDER BY tenant_id, id LIMIT $5`,
 			`UPDATE experiences SET space_id = $3, embedding = $4 WHERE tenant_id = $1 AND id = $2`},
 		{&r.Topics,
-			`SELECT tenant_id::text, id, topic FROM research_topics WHERE ($1 OR space_id IS DISTINCT FROM $2) AND (tenant_id, id) > ($3::uuid, $4)
+			`SELECT tenant_id::text AS tenant_id, id, topic AS text FROM research_topics WHERE ($1 OR space_id IS DISTINCT FROM $2) AND (tenant_id, id) > ($3::uuid, $4)
 ORDER BY tenant_id, id LIMIT $5`,
 			`UPDATE research_topics SET space_id = $3, embedding = $4 WHERE tenant_id = $1 AND id = $2`},
 	} {
 		tenant, id := "00000000-0000-0000-0000-000000000000", int64(0)
 		for {
 			type row struct {
-				tenant string
-				id     int64
-				text   string
+				TenantID string
+				ID       int64
+				Text     string
 			}
 			rows, err := s.db.Query(ctx, t.read, all, space, tenant, id, reembedBatch)
 			if err != nil {
 				return r, postgres.Wrap("reembed", err)
 			}
-			batch, err := pgx.CollectRows(rows, func(cr pgx.CollectableRow) (row, error) {
-				var x row
-				return x, cr.Scan(&x.tenant, &x.id, &x.text)
-			})
+			batch, err := pgx.CollectRows(rows, pgx.RowToStructByName[row])
 			if err != nil {
 				return r, postgres.Wrap("reembed", err)
 			}
@@ -69,7 +66,7 @@ ORDER BY tenant_id, id LIMIT $5`,
 			}
 			texts := make([]string, len(batch))
 			for i, x := range batch {
-				texts[i] = x.text
+				texts[i] = x.Text
 			}
 			sp, vecs, err := s.space.Embed(ctx, texts)
 			if err != nil {
@@ -77,7 +74,7 @@ ORDER BY tenant_id, id LIMIT $5`,
 			}
 			err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 				for i, x := range batch {
-					if _, err := tx.Exec(ctx, t.update, x.tenant, x.id, sp, vecs[i]); err != nil {
+					if _, err := tx.Exec(ctx, t.update, x.TenantID, x.ID, sp, vecs[i]); err != nil {
 						return err
 					}
 				}
@@ -88,7 +85,7 @@ ORDER BY tenant_id, id LIMIT $5`,
 			}
 			*t.count += len(batch)
 			last := batch[len(batch)-1]
-			tenant, id = last.tenant, last.id
+			tenant, id = last.TenantID, last.ID
 		}
 	}
 	return r, nil

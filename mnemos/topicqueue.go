@@ -2,10 +2,7 @@ package mnemos
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"yakor"
 	"yakor/postgres"
@@ -56,11 +53,8 @@ FROM (
 WHERE t.tenant_id = due.tenant_id AND t.id = due.id
 RETURNING t.tenant_id::text, t.id, t.topic, t.attempts`
 	err = q.owner.QueryRow(ctx, sql).Scan(&t.TenantID, &t.ID, &t.Topic, &t.Attempts)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return DueTopic{}, false, nil
-	}
-	if err != nil {
-		return DueTopic{}, false, postgres.Wrap("claim research topic", err)
+	if ok, err = postgres.Found("claim research topic", err); !ok {
+		return DueTopic{}, false, err
 	}
 	return t, true, nil
 }

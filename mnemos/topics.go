@@ -140,18 +140,14 @@ func (s *Store) Topics(ctx context.Context, scope yakor.Scope, status string) ([
 
 func (s *Store) topics(ctx context.Context, tenant string, id int64, status string, limit int) ([]Topic, error) {
 	const q = `SELECT id, topic, source, status, attempts, last_error,
-    CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END, fails, created_at, updated_at
+    CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END AS next_attempt_at, fails, created_at, updated_at
 FROM research_topics WHERE tenant_id = $1 AND ($2 = 0 OR id = $2) AND ($3 = '' OR status = $3)
 ORDER BY id DESC LIMIT $4`
 	rows, err := s.db.Query(ctx, q, tenant, id, status, limit)
 	if err != nil {
 		return nil, postgres.Wrap("list research topics", err)
 	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Topic, error) {
-		var t Topic
-		err := r.Scan(&t.ID, &t.Topic, &t.Source, &t.Status, &t.Attempts, &t.LastError, &t.NextAttemptAt, &t.Fails, &t.CreatedAt, &t.UpdatedAt)
-		return t, err
-	})
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Topic])
 	if err != nil {
 		return nil, postgres.Wrap("list research topics", err)
 	}
@@ -180,20 +176,16 @@ func (s *Store) Fails(ctx context.Context, scope yakor.Scope, limit int) ([]Fail
 	if limit <= 0 || limit > 1000 {
 		limit = 100
 	}
-	const q = `SELECT f.id, f.user_id::text, f.thread_id::text, coalesce(f.question_message_id, 0), f.reply_message_id,
-    f.question, f.answer, f.score, f.reason, f.source, coalesce(f.topic_id, 0), coalesce(t.topic, ''), f.created_at
+	const q = `SELECT f.id, f.user_id::text AS user_id, f.thread_id::text AS thread_id, coalesce(f.question_message_id, 0) AS question_message_id,
+    f.reply_message_id, f.question, f.answer, f.score, f.reason, f.source, coalesce(f.topic_id, 0) AS topic_id, coalesce(t.topic, '') AS topic,
+    f.created_at
 FROM research_sufler_fails f LEFT JOIN research_topics t ON t.tenant_id = f.tenant_id AND t.id = f.topic_id
 WHERE f.tenant_id = $1 ORDER BY f.id DESC LIMIT $2`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, limit)
 	if err != nil {
 		return nil, postgres.Wrap("list sufler fails", err)
 	}
-	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Fail, error) {
-		var f Fail
-		err := r.Scan(&f.ID, &f.UserID, &f.ThreadID, &f.QuestionMessageID, &f.ReplyMessageID, &f.Question, &f.Answer,
-			&f.Score, &f.Reason, &f.Source, &f.TopicID, &f.Topic, &f.CreatedAt)
-		return f, err
-	})
+	fs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Fail])
 	if err != nil {
 		return nil, postgres.Wrap("list sufler fails", err)
 	}
@@ -218,11 +210,7 @@ WHERE tenant_id = $1 AND message_id = $2 ORDER BY source = 'user' DESC`
 	if err != nil {
 		return nil, postgres.Wrap("find grades", err)
 	}
-	gs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Grade, error) {
-		var g Grade
-		err := r.Scan(&g.Source, &g.Score, &g.Reason, &g.ResearchTopic, &g.Grader, &g.UpdatedAt)
-		return g, err
-	})
+	gs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Grade])
 	if err != nil {
 		return nil, postgres.Wrap("find grades", err)
 	}

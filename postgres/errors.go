@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"yakor"
@@ -101,4 +102,39 @@ func Wrap(op string, err error) error {
 		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, MsgUnavailable), err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// NotFound is the error of a query for one row that must be there, for op:
+// nil when err is nil, notFound when the query found no row
+// (pgx.ErrNoRows), and Wrap(op, err) for any other failure. With Found, it
+// is the one place a store interprets "no rows":
+//
+//	t, err := pgx.CollectExactlyOneRow(rows, scanTrace)
+//	if err != nil {
+//		return Trace{}, postgres.NotFound("find turn", err, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id))
+//	}
+//
+// notFound is returned as it is, unwrapped: its code and message are the
+// client's answer.
+func NotFound(op string, err, notFound error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound
+	}
+	return Wrap(op, err)
+}
+
+// Found interprets the error of a query for a row that may be absent, for
+// op: found is true when err is nil; false with a nil error when the query
+// found no row (pgx.ErrNoRows); false with Wrap(op, err) for any other
+// failure.
+//
+//	err := db.QueryRow(ctx, q, id).Scan(&cursor)
+//	if _, err := postgres.Found("read cursor", err); err != nil {
+//		return err // absent, the cursor stays zero
+//	}
+func Found(op string, err error) (found bool, _ error) {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, Wrap(op, err)
 }

@@ -117,3 +117,75 @@ func TestUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRows: NotFound and Found are the one reading of "no rows": no rows
+// is the caller's not-found error (as it is) or absent; any other failure
+// is wrapped with the operation as Wrap does; nil is nil.
+func TestNoRows(t *testing.T) {
+	notFound := yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", "t1")
+	boom := errors.New("boom")
+	refused := &net.OpError{Op: "dial", Net: "unix", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		notFound  error // NotFound's answer; nil: nil
+		found     bool
+		wrapped   error  // the cause in the chain of both answers; nil: none
+		code, msg string // the code and message of a wrapped failure
+	}{
+		{name: "found", err: nil, found: true},
+		{name: "no rows", err: pgx.ErrNoRows, notFound: notFound},
+		{name: "no rows, wrapped", err: fmt.Errorf("scan: %w", pgx.ErrNoRows), notFound: notFound},
+		{name: "failure", err: boom, wrapped: boom, code: yakor.EINTERNAL, msg: "internal error"},
+		{name: "unavailable", err: refused, wrapped: refused, code: yakor.EUNAVAILABLE, msg: postgres.MsgUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := postgres.NotFound("find thread", tc.err, notFound)
+			found, ferr := postgres.Found("find thread", tc.err)
+			if found != tc.found {
+				t.Errorf("Found = %v, want %v", found, tc.found)
+			}
+			if tc.wrapped == nil {
+				if err != tc.notFound {
+					t.Errorf("NotFound = %v, want %v", err, tc.notFound)
+				}
+				if ferr != nil {
+					t.Errorf("Found's error = %v, want nil", ferr)
+				}
+				return
+			}
+			for name, err := range map[string]error{"NotFound": err, "Found": ferr} {
+				if !errors.Is(err, tc.wrapped) || err.Error() != postgres.Wrap("find thread", tc.wrapped).Error() ||
+					yakor.ErrorCode(err) != tc.code || yakor.ErrorMessage(err) != tc.msg {
+					t.Errorf("%s = %v (%s %q), want Wrap's %s %q", name, err, yakor.ErrorCode(err), yakor.ErrorMessage(err), tc.code, tc.msg)
+				}
+			}
+		})
+	}
+}
+
+// TestNoRowsServer: what pgx answers for a row a real server does not
+// have, by QueryRow or by CollectExactlyOneRow, is what NotFound and Found
+// read as no rows.
+func TestNoRowsServer(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	notFound := yakor.Errorf(yakor.ENOTFOUND, "tenant not found")
+	var name string
+	err := pool.QueryRow(ctx, `SELECT name FROM tenants WHERE false`).Scan(&name)
+	if got := postgres.NotFound("find tenant", err, notFound); got != notFound {
+		t.Errorf("QueryRow: NotFound = %v", got)
+	}
+	rows, err := pool.Query(ctx, `SELECT name FROM tenants WHERE false`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pgx.CollectExactlyOneRow(rows, pgx.RowTo[string])
+	if found, err := postgres.Found("find tenant", err); found || err != nil {
+		t.Errorf("CollectExactlyOneRow: Found = %v, %v", found, err)
+	}
+	err = pool.QueryRow(ctx, `SELECT 'x'`).Scan(&name)
+	if found, err := postgres.Found("find tenant", err); !found || err != nil {
+		t.Errorf("a row: Found = %v, %v", found, err)
+	}
+}

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -131,11 +130,8 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	)
 	err := s.db.QueryRow(ctx, `SELECT message_count, authors FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
 		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&count, &authors)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return res, yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID)
-	}
 	if err != nil {
-		return res, postgres.Wrap("search: thread", err)
+		return res, postgres.NotFound("search: thread", err, yakor.Errorf(yakor.ENOTFOUND, "thread %q not found", scope.ThreadID))
 	}
 	kws := words.Keywords(query, authors)
 	if len(kws) == 0 {

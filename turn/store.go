@@ -3,7 +3,6 @@ package turn
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -100,11 +99,8 @@ WHERE tenant_id = $1 AND user_id = $2 AND user_message_id = $3 AND status IN ('r
 		return Trace{}, false, postgres.Wrap("find turn", err)
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, scanTrace)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Trace{}, false, nil
-	}
-	if err != nil {
-		return Trace{}, false, postgres.Wrap("find turn", err)
+	if found, err := postgres.Found("find turn", err); !found {
+		return Trace{}, false, err
 	}
 	return t, true, nil
 }
@@ -196,11 +192,8 @@ func (e *Engine) FindTrace(ctx context.Context, scope yakor.Scope, id string) (T
 		return Trace{}, postgres.Wrap("find turn", err)
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, scanTrace)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Trace{}, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id)
-	}
 	if err != nil {
-		return Trace{}, postgres.Wrap("find turn", err)
+		return Trace{}, postgres.NotFound("find turn", err, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id))
 	}
 	t.Anchors = []anchors.DecisionRecord{}
 	if e.anchors != nil {

@@ -28,7 +28,7 @@ type countingDB struct {
 }
 
 func (d *countingDB) count(sql string) {
-	if strings.HasPrefix(sql, "SELECT id::text, coalesce(project_id::text, ''), title") && strings.Contains(sql, findThreadSQL) {
+	if strings.HasPrefix(sql, "SELECT id::text AS id, coalesce(project_id::text, '') AS project_id, title") && strings.Contains(sql, findThreadSQL) {
 		d.finds.Add(1)
 	}
 }
