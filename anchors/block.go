@@ -103,6 +103,17 @@ func BlockOmitting(anchors []Anchor, omitted int, currentID int64, lang string, 
 	if budget <= 0 {
 		budget = DefaultBlockBudget
 	}
+	l := newBlockLayout(anchors, omitted, currentID, lang)
+	if l.fold(budget) {
+		return l.render()
+	}
+	return l.cutCurrent(budget)
+}
+
+// newBlockLayout lays the anchors out in the conversation's order, the
+// current one marked (the newest when currentID is none of them), after a
+// count of the omitted older ones.
+func newBlockLayout(anchors []Anchor, omitted int, currentID int64, lang string) *blockLayout {
 	sorted := slices.Clone(anchors)
 	slices.SortStableFunc(sorted, func(a, b Anchor) int {
 		return cmp.Or(cmp.Compare(a.CharPos, b.CharPos), cmp.Compare(a.ID, b.ID))
@@ -111,7 +122,7 @@ func BlockOmitting(anchors []Anchor, omitted int, currentID int64, lang string, 
 	if cur < 0 {
 		cur = len(sorted) - 1
 	}
-	l := blockLayout{words: wordsFor(lang), items: make([]blockItem, len(sorted))}
+	l := &blockLayout{words: wordsFor(lang), items: make([]blockItem, len(sorted))}
 	for i, a := range sorted {
 		topic := strings.Join(strings.Fields(a.Topic), " ")
 		if topic == "" {
@@ -127,15 +138,21 @@ func BlockOmitting(anchors []Anchor, omitted int, currentID int64, lang string, 
 		l.items = append([]blockItem{{hidden: true}}, l.items...)
 		l.hidden = omitted
 	}
+	return l
+}
+
+// fold makes the block fit budget by leaving out the oldest anchors' data,
+// then their topics (counted instead), the current anchor aside; it
+// reports whether that was enough.
+func (l *blockLayout) fold(budget int) bool {
 	if l.size() <= budget {
-		return l.render()
+		return true
 	}
-	// Fold the oldest anchors' data, then their topics.
 	for i := range l.items {
 		if it := &l.items[i]; !it.current && it.dataLen > 0 {
 			it.noData = true
 			if l.size() <= budget {
-				return l.render()
+				return true
 			}
 		}
 	}
@@ -144,11 +161,17 @@ func BlockOmitting(anchors []Anchor, omitted int, currentID int64, lang string, 
 			it.hidden = true
 			l.hidden++
 			if l.size() <= budget {
-				return l.render()
+				return true
 			}
 		}
 	}
-	// Only the current anchor is left: cut its data, then its topic.
+	return false
+}
+
+// cutCurrent renders a block of only the current anchor within budget: its
+// data cut, then its topic (and the others' count dropped when that
+// leaves a readable topic); "" when not even that fits.
+func (l *blockLayout) cutCurrent(budget int) string {
 	it := &l.items[slices.IndexFunc(l.items, func(it blockItem) bool { return it.current })]
 	it.noData = true
 	withoutData := l.size()
