@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,23 +12,7 @@ import (
 // call sends a JSON request to s and decodes the answer into out.
 func call(t *testing.T, s *apptest.Server, method, path, body string, out any) int {
 	t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decode %q: %v", method, path, b, err)
-		}
-	}
-	return resp.StatusCode
+	return apptest.Call(t, s.URL, "", method, path, body, out).Status
 }
 
 // TestApp boots the whole graph on a free port and runs a turn through

@@ -194,45 +194,9 @@ func (c *Compactor) Compact(ctx context.Context, scope yakor.Scope) (Compacted, 
 	if err != nil {
 		return Compacted{}, err
 	}
-	after := int64(0)
-	if hasPrev {
-		after = prev.SummaryThrough
-	}
-	var total int
-	if err := c.store.db.QueryRow(ctx, `SELECT coalesce(sum(chars), 0) FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <> 'summary'`,
-		scope.TenantID, scope.UserID, scope.ThreadParam(), after).Scan(&total); err != nil {
-		return Compacted{}, postgres.Wrap("compact", err)
-	}
-	if total <= c.cfg.WindowChars {
-		return Compacted{Skipped: "the window holds everything since the last summary"}, nil
-	}
-	msgs, err := c.store.Messages(ctx, scope, MessageFilter{AfterID: after, Limit: passMessages})
-	if err != nil {
-		return Compacted{}, err
-	}
-	msgs = dropSummaries(msgs)
-	var head, middle []Message
-	if len(msgs) < passMessages {
-		head, middle, _ = Split(msgs, c.cfg.TailChars)
-	} else {
-		// A long backlog (an imported thread) is summarized a slice at a
-		// time, oldest first; the tail is far away.
-		head, _, _ = Split(msgs, 0)
-		middle = msgs[len(head):]
-		n := 0
-		for i, m := range middle {
-			if n += m.Chars; n > c.cfg.WindowChars*3 && i > 0 {
-				middle = middle[:i]
-				break
-			}
-		}
-	}
-	if hasPrev {
-		middle = append(head, middle...) // the thread's head was kept by the first pass
-	}
-	if len(middle) == 0 {
-		return Compacted{Skipped: "nothing between the head and the tail"}, nil
+	middle, skipped, err := c.toSummarize(ctx, scope, prev, hasPrev)
+	if err != nil || skipped != "" {
+		return Compacted{Skipped: skipped}, err
 	}
 	through := middle[len(middle)-1].ID
 	cheap, _ := CheapPass(middle)
@@ -273,13 +237,70 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <>
 		saved += prev.Chars
 	}
 	if created {
-		if _, err := c.store.db.Exec(ctx, `INSERT INTO compactions (tenant_id, thread_id, summary_message_id, through_id, saved_chars)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, scope.TenantID, scope.ThreadParam(), row.ID, through, saved); err != nil {
-			return Compacted{}, postgres.Wrap("record compaction", err)
+		if err := c.record(ctx, scope, row.ID, through, saved); err != nil {
+			return Compacted{}, err
 		}
 		c.log.InfoContext(ctx, "thread compacted", "thread", scope.ThreadID, "through", through, "messages", len(middle), "saved_chars", saved)
 	}
 	return Compacted{Summary: row, Covered: len(middle), Saved: saved}, nil
+}
+
+// toSummarize are the messages a pass summarizes: those since the last
+// summary (prev, when hasPrev) between the thread's head and the tail kept
+// verbatim, or, for a long backlog, its oldest slice; skipped says why
+// there are none.
+func (c *Compactor) toSummarize(ctx context.Context, scope yakor.Scope, prev Message, hasPrev bool) (middle []Message, skipped string, err error) {
+	after := int64(0)
+	if hasPrev {
+		after = prev.SummaryThrough
+	}
+	var total int
+	if err := c.store.db.QueryRow(ctx, `SELECT coalesce(sum(chars), 0) FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <> 'summary'`,
+		scope.TenantID, scope.UserID, scope.ThreadParam(), after).Scan(&total); err != nil {
+		return nil, "", postgres.Wrap("compact", err)
+	}
+	if total <= c.cfg.WindowChars {
+		return nil, "the window holds everything since the last summary", nil
+	}
+	msgs, err := c.store.Messages(ctx, scope, MessageFilter{AfterID: after, Limit: passMessages})
+	if err != nil {
+		return nil, "", err
+	}
+	msgs = dropSummaries(msgs)
+	var head []Message
+	if len(msgs) < passMessages {
+		head, middle, _ = Split(msgs, c.cfg.TailChars)
+	} else {
+		// A long backlog (an imported thread) is summarized a slice at a
+		// time, oldest first; the tail is far away.
+		head, _, _ = Split(msgs, 0)
+		middle = msgs[len(head):]
+		n := 0
+		for i, m := range middle {
+			if n += m.Chars; n > c.cfg.WindowChars*3 && i > 0 {
+				middle = middle[:i]
+				break
+			}
+		}
+	}
+	if hasPrev {
+		middle = append(head, middle...) // the thread's head was kept by the first pass
+	}
+	if len(middle) == 0 {
+		return nil, "nothing between the head and the tail", nil
+	}
+	return middle, "", nil
+}
+
+// record notes a pass's summary and the characters it saved, for the
+// next passes' "worth it" check.
+func (c *Compactor) record(ctx context.Context, scope yakor.Scope, summaryID, through int64, saved int) error {
+	if _, err := c.store.db.Exec(ctx, `INSERT INTO compactions (tenant_id, thread_id, summary_message_id, through_id, saved_chars)
+VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, scope.TenantID, scope.ThreadParam(), summaryID, through, saved); err != nil {
+		return postgres.Wrap("record compaction", err)
+	}
+	return nil
 }
 
 // summarize writes the summary with the helper model, or offline when

@@ -15,6 +15,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/history"
+	"yakor/history/historytest"
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/postgres/pgtest"
@@ -57,25 +58,7 @@ func (f *messagesFixture) otherUser(t *testing.T, scope yakor.Scope) yakor.Scope
 // thread makes a thread in scope holding the messages, oldest first.
 func (f *messagesFixture) thread(t *testing.T, scope yakor.Scope, contents ...string) (yakor.Scope, []int64) {
 	t.Helper()
-	ctx := context.Background()
-	th, err := f.hist.CreateThread(ctx, scope, history.ThreadCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scope = scope.WithThread(th.ID)
-	var ids []int64
-	for i, c := range contents {
-		role := history.RoleUser
-		if i%2 == 1 {
-			role = history.RoleAssistant
-		}
-		m, _, err := f.hist.Append(ctx, scope, history.NewMessage{Role: role, Content: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
-	return scope, ids
+	return historytest.Thread(t, f.pool, scope, contents...)
 }
 
 // embedded returns the ids of the thread's messages with an embedding, in

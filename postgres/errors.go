@@ -95,6 +95,11 @@ func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
+	if yakor.ErrorCode(err) == yakor.EUNAVAILABLE {
+		// Wrapped already (a store's Wrap inside a transaction's): the
+		// reason is said once.
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	if msg := Storage(err); msg != "" {
 		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, "%s", msg), err)
 	}

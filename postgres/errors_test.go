@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -51,6 +52,15 @@ func TestWrapConnectionLost(t *testing.T) {
 		if err := postgres.Wrap("send", cause); yakor.ErrorCode(err) != yakor.EUNAVAILABLE || yakor.ErrorMessage(err) != postgres.MsgUnavailable {
 			t.Fatalf("%v: %s %q", cause, yakor.ErrorCode(err), yakor.ErrorMessage(err))
 		}
+	}
+}
+
+// TestWrapTwice: an error wrapped by a store inside a transaction and again
+// around it says the reason once.
+func TestWrapTwice(t *testing.T) {
+	err := postgres.Wrap("store reply", postgres.Wrap("append message", io.ErrUnexpectedEOF))
+	if yakor.ErrorCode(err) != yakor.EUNAVAILABLE || strings.Count(err.Error(), postgres.MsgUnavailable) != 1 {
+		t.Fatalf("%s: %q", yakor.ErrorCode(err), err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/history"
+	"yakor/history/historytest"
 	"yakor/postgres/pgtest"
 	"yakor/search"
 )
@@ -57,25 +58,7 @@ func (f *fixture) tenant(tb testing.TB) yakor.Scope {
 // returns its scope and the messages' ids.
 func (f *fixture) thread(tb testing.TB, scope yakor.Scope, contents ...string) (yakor.Scope, []int64) {
 	tb.Helper()
-	ctx := context.Background()
-	th, err := f.hist.CreateThread(ctx, scope, history.ThreadCreate{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	scope = scope.WithThread(th.ID)
-	var ids []int64
-	for i, c := range contents {
-		role := history.RoleUser
-		if i%2 == 1 {
-			role = history.RoleAssistant
-		}
-		m, _, err := f.hist.Append(ctx, scope, history.NewMessage{Role: role, Content: c})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
-	return scope, ids
+	return historytest.Thread(tb, f.pool, scope, contents...)
 }
 
 func (f *fixture) search(tb testing.TB, scope yakor.Scope, q string, opt search.Options) []int64 {

@@ -3,11 +3,9 @@ package turn
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"yakor"
 	"yakor/postgres"
@@ -24,11 +22,8 @@ func (e *Engine) Seen(ctx context.Context, scope yakor.Scope, id string) (questi
 	var layers []byte
 	err = e.pool.QueryRow(ctx, `SELECT user_message_id, layers FROM turns WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
 		scope.TenantID, scope.UserID, id).Scan(&question, &layers)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id)
-	}
 	if err != nil {
-		return 0, nil, postgres.Wrap("find turn", err)
+		return 0, nil, postgres.NotFound("find turn", err, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id))
 	}
 	var ls []Layer
 	if err := json.Unmarshal(layers, &ls); err != nil {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"yakor/account"
+	"yakor/app/apptest"
 	"yakor/turn"
 )
 
@@ -18,18 +18,8 @@ import (
 // the body and the Retry-After header.
 func (s *stack) call(tb testing.TB, key, method, path, body string) (int, string, string) {
 	tb.Helper()
-	req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header.Get("Retry-After")
+	a := apptest.Call(tb, s.URL, key, method, path, body, nil)
+	return a.Status, string(a.Body), a.Header.Get("Retry-After")
 }
 
 func mustKey(tb testing.TB, s *stack, nk account.NewKey) (account.Key, string) {

@@ -121,23 +121,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 // do sends a request and decodes a JSON response into out (when not nil).
 func (s *stack) do(tb testing.TB, method, path, body string, out any) int {
 	tb.Helper()
-	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			tb.Fatalf("%s %s: decode %q: %v", method, path, b, err)
-		}
-	}
-	return resp.StatusCode
+	return apptest.Call(tb, s.URL, "", method, path, body, out).Status
 }
 
 func (s *stack) mustThread(tb testing.TB) string {

@@ -2,11 +2,11 @@ package web_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"yakor/app/apptest"
 	"yakor/web/oaicompat"
 )
 
@@ -93,21 +93,8 @@ func (r chatReply) chunks(tb testing.TB) (chunks []oaicompat.Chunk, streamErr *o
 // and the headers (name, value, name, value…).
 func (s *stack) chat(tb testing.TB, key, method, path, body string, headers ...string) chatReply {
 	tb.Helper()
-	req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return chatReply{code: resp.StatusCode, header: resp.Header, body: string(b)}
+	a := apptest.Call(tb, s.URL, key, method, path, body, nil, headers...)
+	return chatReply{code: a.Status, header: a.Header, body: string(a.Body)}
 }
 
 // complete posts a chat request as an OpenAI client would (any bearer).

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"yakor/app/apptest"
 	"yakor/postgres/pgtest"
 )
 
@@ -157,23 +157,7 @@ func (s *server) call(t *testing.T, method, path, body string, out any) int {
 // callKey is call with an API key ("" sends none).
 func (s *server) callKey(t *testing.T, key, method, path, body string, out any) int {
 	t.Helper()
-	req, _ := http.NewRequest(method, "http://"+s.addr+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: %q: %v", method, path, b, err)
-		}
-	}
-	return resp.StatusCode
+	return apptest.Call(t, "http://"+s.addr, key, method, path, body, out).Status
 }
 
 type listed struct {
