@@ -18,6 +18,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"yakor/bench"
 )
 
 // runFunc runs a command with its arguments (after its name).
@@ -56,6 +58,15 @@ func commands() []command {
 		{name: "version", args: "[--json]", summary: "the module version and the commit this binary was built from", run: runVersion},
 		{name: "help", args: "[COMMAND]", summary: "this list, or a command's usage"},
 	}
+}
+
+// benchCommands are the benchmarks of package bench.
+func benchCommands() []command {
+	var cs []command
+	for _, b := range bench.Commands() {
+		cs = append(cs, command{name: b.Name, args: b.Args, summary: b.Summary, run: b.Run})
+	}
+	return cs
 }
 
 func main() {

@@ -1,0 +1,354 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// runBenchAll runs the benchmarks behind docs/benchmarks.md and writes the
+// report: Markdown, JSON beside it, and the prompt-size chart.
+func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := newFlagSet("bench all", args, stdout, stderr)
+	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
+	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
+	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; 1000000,10000000 adds 10,000,000, whose first load takes about 25 minutes more on 2 cores: a loaded corpus is reused by later runs)")
+	dataPath := fs.String("data", lossDefaultData, "locomo10.json (LoCoMo section, and the prompt section's user messages)")
+	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
+	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
+	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
+	binary := fs.String("binary", "", "the yakor binary the throughput section serves under load (default: this one)")
+	cfg, err := parseConfig(fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	cfg.DataDir = *benchDir
+	scale := allFull
+	if *quick {
+		scale = allQuick
+	}
+	if *searchSizes != "" {
+		if scale.SearchSizes, err = parseCounts(*searchSizes); err != nil {
+			return fmt.Errorf("bench all: --search-messages: %w", err)
+		}
+	}
+	for _, n := range scale.SearchSizes {
+		if n < scale.SearchBig {
+			return fmt.Errorf("bench all: --search-messages: %d is fewer than the big thread's %d messages", n, scale.SearchBig)
+		}
+	}
+	sections, err := pickSections(*only)
+	if err != nil {
+		return fmt.Errorf("bench all: --only: %w", err)
+	}
+	start := time.Now()
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return fmt.Errorf("bench all: %w", err)
+	}
+	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer db.close(log)
+	e := &allEnv{db: db, cfg: cfg, log: log, stderr: &lockedWriter{w: stderr}, scale: scale, quick: *quick, fresh: *fresh,
+		data: lossResolve(*dataPath), dir: filepath.Dir(*out), private: db.cluster != nil, binary: *binary}
+	rep := allReport{Quick: *quick, Machine: machineFacts(ctx, db)}
+	if rep.Sections, err = runSections(ctx, e, sections); err != nil {
+		return err
+	}
+	for _, s := range sections {
+		rep.Order = append(rep.Order, s.key)
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	md := allMarkdown(rep, e)
+	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("bench all: %w", err)
+	}
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	jsonPath := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".json"
+	if err := os.WriteFile(jsonPath, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("bench all: %w", err)
+	}
+	fmt.Fprintf(stdout, "yakor bench all: wrote %s and %s in %.0f s\n\n", *out, jsonPath, rep.Seconds)
+	_, err = io.WriteString(stdout, allSummary(rep))
+	return err
+}
+
+// allSection is one section of the report: a benchmark run and what it
+// adds to the report. A new section is a new entry of allSections.
+type allSection struct {
+	key   string // in the JSON
+	title string
+	// timed sections measure time: they run alone, one after another,
+	// once every load and every untimed section is done. Untimed sections
+	// (sizes, shares) run beside the loads, whose CPU they do not need to
+	// be measured right.
+	timed bool
+	// load, when set, loads what a timed section measures and returns its
+	// measuring; loads run one after another, by loadOrder, each one's
+	// index builds beside the next one's COPY (loadPipeline).
+	load      func(ctx context.Context, e *allEnv) (allMeasure, error)
+	loadOrder int
+	run       allMeasure // a section without a load
+}
+
+// allMeasure runs a section's benchmark and renders its part.
+type allMeasure func(ctx context.Context, e *allEnv) (allPart, error)
+
+// allSections are the report's sections, in order.
+func allSections() []allSection {
+	return []allSection{
+		{key: "turn", title: "Memory layer cost per turn", timed: true, load: allTurnLoad, loadOrder: 1},
+		// The search corpora load first: the biggest one's trigram index
+		// is the run's longest build.
+		{key: "search", title: "History search latency", timed: true, load: allSearchLoad},
+		{key: "load", title: "Throughput and peak memory under load", timed: true, run: allLoad},
+		{key: "prompt", title: "Prompt size over a long conversation", run: allPrompt},
+		{key: "locomo", title: "LoCoMo evidence recall, every layer on", run: allLocomo},
+	}
+}
+
+// runSections runs the loads through a pipeline and, beside them once the
+// first COPY has ended, the untimed sections, each holding one of the
+// pipeline's CPU slots; then the timed sections, alone.
+func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[string]allPart, error) {
+	var mu sync.Mutex
+	parts := map[string]allPart{}
+	measures := map[string]allMeasure{}
+	loadTook := map[string]float64{}
+	g, gctx := errgroup.WithContext(ctx)
+	slots := newCPUSlots(0)
+	e.pipe = newLoadPipeline(gctx, slots)
+	loads := slices.Clone(sections)
+	slices.SortStableFunc(loads, func(a, b allSection) int { return cmp.Compare(a.loadOrder, b.loadOrder) })
+	g.Go(func() error {
+		for _, s := range loads {
+			if s.load == nil {
+				continue
+			}
+			fmt.Fprintf(e.stderr, "bench all: loading for %s…\n", s.title)
+			t := time.Now()
+			m, err := s.load(gctx, e)
+			if err != nil {
+				return fmt.Errorf("bench all: %s: %w", s.title, err)
+			}
+			mu.Lock()
+			measures[s.key], loadTook[s.key] = m, time.Since(t).Seconds()
+			mu.Unlock()
+			fmt.Fprintf(e.stderr, "bench all: written for %s in %.0f s\n", s.title, time.Since(t).Seconds())
+		}
+		if err := e.pipe.wait(); err != nil {
+			return fmt.Errorf("bench all: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "bench all: every corpus loaded\n")
+		return nil
+	})
+	run := func(ctx context.Context, s allSection, m allMeasure) error {
+		fmt.Fprintf(e.stderr, "bench all: %s…\n", s.title)
+		t := time.Now()
+		part, err := m(ctx, e)
+		if err != nil {
+			return fmt.Errorf("bench all: %s: %w", s.title, err)
+		}
+		part.Title, part.Seconds = s.title, time.Since(t).Seconds()
+		mu.Lock()
+		part.LoadSeconds = loadTook[s.key]
+		parts[s.key] = part
+		mu.Unlock()
+		fmt.Fprintf(e.stderr, "bench all: %s took %.0f s\n", s.title, part.Seconds)
+		return nil
+	}
+	g.Go(func() error {
+		select {
+		case <-e.pipe.copied:
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+		for _, s := range sections {
+			if s.timed {
+				continue
+			}
+			if err := slots.acquire(gctx, slotWork); err != nil {
+				return err
+			}
+			err := run(gctx, s, s.run)
+			slots.release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, s := range sections {
+		if !s.timed {
+			continue
+		}
+		m := s.run
+		if s.load != nil {
+			m = measures[s.key]
+		}
+		if err := run(ctx, s, m); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// lockedWriter serialises writes to w, which sections running at once
+// share.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// allSectionKeys names the sections, comma-separated.
+func allSectionKeys() string {
+	var keys []string
+	for _, s := range allSections() {
+		keys = append(keys, s.key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// pickSections returns the sections named in only (all when it is empty),
+// in report order.
+func pickSections(only string) ([]allSection, error) {
+	if only == "" {
+		return allSections(), nil
+	}
+	want := map[string]bool{}
+	for _, k := range strings.Split(only, ",") {
+		want[strings.TrimSpace(k)] = true
+	}
+	var out []allSection
+	for _, s := range allSections() {
+		if want[s.key] {
+			out = append(out, s)
+			delete(want, s.key)
+		}
+	}
+	for k := range want {
+		return nil, fmt.Errorf("no section %q: say %s", k, allSectionKeys())
+	}
+	return out, nil
+}
+
+// allPart is what a section adds to the report.
+type allPart struct {
+	Title     string      `json:"title"`
+	Figures   []allFigure `json:"figures"`   // rows of the summary table
+	Body      string      `json:"-"`         // Markdown, after the section's title
+	Reproduce []string    `json:"reproduce"` // commands that measure its figures alone
+	Result    any         `json:"result"`
+	// LoadSeconds is the load before a timed section's measuring until
+	// its rows were written (its index builds went on beside the next
+	// load: its corpora's figures say what each load took), Seconds the
+	// measuring (an untimed section's run, beside the loads).
+	LoadSeconds float64 `json:"load_seconds,omitempty"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// allFigure is one row of the summary table.
+type allFigure struct {
+	Figure string `json:"figure"`
+	Value  string `json:"value"`
+	Detail string `json:"detail"`
+}
+
+// allReport is the whole report.
+type allReport struct {
+	Quick    bool               `json:"quick"`
+	Machine  allMachine         `json:"machine"`
+	Order    []string           `json:"order"`
+	Sections map[string]allPart `json:"sections"`
+	Seconds  float64            `json:"seconds"`
+}
+
+// allEnv is what sections run with.
+type allEnv struct {
+	db      *database
+	cfg     Config
+	log     *slog.Logger
+	stderr  io.Writer
+	scale   allScale
+	quick   bool
+	fresh   bool
+	pipe    *loadPipeline // the corpus loads' (runSections)
+	data    string        // locomo10.json
+	dir     string        // the report's folder
+	private bool          // the benchmark runs its own cluster
+	binary  string        // the yakor binary the load section serves ("": this one)
+}
+
+// allScale is how big each section's run is.
+type allScale struct {
+	TurnSizes      []int `json:"turn_sizes"`
+	Turns          int   `json:"turns"`
+	SearchSizes    []int `json:"search_sizes"`
+	SearchBig      int   `json:"search_big"`
+	Queries        int   `json:"queries"`
+	PromptTurns    int   `json:"prompt_turns"`
+	PromptEvery    int   `json:"prompt_every"`
+	Conversations  int   `json:"conversations"` // 0: all
+	ProbeExchanges int   `json:"probe_exchanges"`
+	// LoadConversations run LoadTurns turns each, all at once, for the
+	// throughput section.
+	LoadConversations int `json:"load_conversations"`
+	LoadTurns         int `json:"load_turns"`
+}
+
+var (
+	allFull = allScale{
+		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
+		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 500,
+		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600,
+		LoadConversations: 200, LoadTurns: 25,
+	}
+	allQuick = allScale{
+		TurnSizes: []int{100, 2_000}, Turns: 20,
+		SearchSizes: []int{5_000}, SearchBig: 1_000, Queries: 40,
+		PromptTurns: 60, PromptEvery: 20, Conversations: 1, ProbeExchanges: 40,
+		LoadConversations: 4, LoadTurns: 3,
+	}
+)
+
+// parseCounts parses a comma-separated list of positive counts.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no count given")
+	}
+	return out, nil
+}

@@ -1,0 +1,458 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/account"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/mnemos"
+	"yakor/search"
+)
+
+// locomoConfigs are the memory configurations measured, in table order: what
+// reaches the prompt besides the question.
+var locomoConfigs = []string{"search top 5", "search top 10", "search budget", "window", "window + top 10", "window + budget"}
+
+// Indexes into locomoConfigs.
+const (
+	locomoTop5 = iota
+	locomoTop10
+	locomoBudget
+	locomoWindow
+	locomoWindowTop10
+	locomoWindowBudget
+	locomoNConfigs
+)
+
+// locomoBudgetConfigs are the configurations whose added characters are
+// reported.
+var locomoBudgetConfigs = []int{locomoBudget, locomoWindowBudget}
+
+// runBenchLocomo measures how much of LoCoMo's annotated evidence each memory
+// configuration brings into the prompt: every conversation is imported as a
+// thread of a fresh tenant, every question is the search query, and the
+// evidence recall of search, window and both is averaged per category.
+func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := newFlagSet("bench locomo", args, stdout, stderr)
+	dataPath := fs.String("data", "", "locomo10.json from snap-research/locomo (required)")
+	window := fs.Int("window", 20000, "history window budget in characters")
+	budget := fs.Int("budget", search.DefaultBudget, "search budget in characters for the budget configurations")
+	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
+	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
+	semantic := fs.Bool("semantic", false, "also embed every message with the offline embedder and fuse the semantic leg into search")
+	minSim := fs.Float64("min-similarity", search.DefaultMinSimilarity, "with --semantic: the cosine similarity a neighbour needs to be ranked")
+	cfg, err := parseConfig(fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	cfg.DataDir = *benchDir
+	if *dataPath == "" {
+		return errors.New("bench locomo: --data is required: the path of locomo10.json")
+	}
+	if *window < 0 || *budget <= 0 {
+		return errors.New("bench locomo: --window must be at least 0 and --budget at least 1")
+	}
+	if *minSim <= -1 || *minSim > 1 || *minSim == 0 {
+		return errors.New("bench locomo: --min-similarity must be in (-1, 1] and not 0")
+	}
+	raw, err := os.ReadFile(*dataPath)
+	if err != nil {
+		return fmt.Errorf("bench locomo: %w", err)
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		return fmt.Errorf("bench locomo: %s: %w", *dataPath, err)
+	}
+	convs := make([]locomoConv, 0, len(samples))
+	for _, s := range samples {
+		c, err := locomoPrepare(s)
+		if err != nil {
+			return fmt.Errorf("bench locomo: %w", err)
+		}
+		convs = append(convs, c)
+	}
+
+	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer db.close(log)
+	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, "bench locomo")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
+	}()
+
+	searcher := search.NewSearcher(db.pool)
+	legs := []string{"keywords", "full text"}
+	var index *mnemos.MessageIndex
+	if *semantic {
+		space := mnemos.NewSpace(db.pool, llm.NewOffline(), log)
+		index = mnemos.NewMessageIndex(db.pool, space)
+		searcher = searcher.WithSemantic(index)
+		legs = append(legs, fmt.Sprintf("semantic (%s, %d nearest, min similarity %.2f)", space.Name(), search.SemanticCandidates, *minSim))
+	}
+
+	loadStart := time.Now()
+	var embedTook time.Duration
+	embedded := 0
+	threads := make([]locomoThread, len(convs))
+	for i, c := range convs {
+		if threads[i], err = locomoLoad(ctx, db, scope, c); err != nil {
+			return fmt.Errorf("bench locomo: load %s: %w", c.id, err)
+		}
+		fmt.Fprintf(stderr, "bench locomo: loaded %s: %d messages\n", c.id, len(c.msgs))
+		if index != nil {
+			start := time.Now()
+			n, err := index.EmbedThread(ctx, threads[i].scope, 0)
+			if err != nil {
+				return fmt.Errorf("bench locomo: embed %s: %w", c.id, err)
+			}
+			embedTook += time.Since(start)
+			embedded += n
+		}
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
+		return err
+	}
+	if index != nil {
+		if _, err := db.pool.Exec(ctx, `ANALYZE message_embeddings`); err != nil {
+			return err
+		}
+	}
+	loadTook := time.Since(loadStart)
+
+	runStart := time.Now()
+	var scores []locomoScore
+	for i, c := range convs {
+		start := time.Now()
+		got, err := locomoMeasure(ctx, db, searcher, threads[i], c, *window, *budget, *minSim)
+		if err != nil {
+			return fmt.Errorf("bench locomo: %s: %w", c.id, err)
+		}
+		scores = append(scores, got...)
+		fmt.Fprintf(stderr, "bench locomo: %s: %d questions in %.1f s\n", c.id, len(got), time.Since(start).Seconds())
+	}
+
+	rep := locomoReport{
+		Data: *dataPath, WindowChars: *window, BudgetChars: *budget, Legs: legs, Configs: locomoConfigs,
+		Conversations: len(convs), LoadSeconds: loadTook.Seconds(), RunSeconds: time.Since(runStart).Seconds(),
+		Embedded: embedded, EmbedSeconds: embedTook.Seconds(),
+	}
+	for _, c := range convs {
+		rep.Messages += len(c.msgs)
+		rep.DroppedEvidence += c.dropped
+	}
+	for _, s := range scores {
+		rep.Questions++
+		if s.leftOut {
+			rep.LeftOut++
+		}
+	}
+	var noShared []locomoScore
+	for _, s := range scores {
+		if s.noSharedKeyword {
+			noShared = append(noShared, s)
+		}
+	}
+	for _, r := range locomoRows {
+		in := scores
+		if r.noSharedKeyword {
+			in = noShared
+		}
+		rep.Rows = append(rep.Rows, locomoAggregate(r.name, r.categories, in))
+	}
+	if err := locomoPrint(stdout, rep); err != nil {
+		return err
+	}
+	if *jsonPath != "" {
+		out, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
+			return fmt.Errorf("bench locomo: %w", err)
+		}
+	}
+	return nil
+}
+
+// locomoThread is one conversation loaded: its scope and the id of each of
+// its messages, in import order.
+type locomoThread struct {
+	scope yakor.Scope
+	ids   []int64
+}
+
+// locomoLoad imports a conversation as a new thread and reads back its
+// message ids (Import returns only a count; ids follow import order).
+func locomoLoad(ctx context.Context, db *database, scope yakor.Scope, c locomoConv) (locomoThread, error) {
+	hist := history.NewStore(db.pool)
+	th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: "locomo " + c.id})
+	if err != nil {
+		return locomoThread{}, err
+	}
+	scope = scope.WithThread(th.ID)
+	if _, err := hist.Import(ctx, scope, c.msgs); err != nil {
+		return locomoThread{}, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT id FROM messages WHERE tenant_id = $1 AND thread_id = $2 ORDER BY id`, scope.TenantID, scope.ThreadID)
+	if err != nil {
+		return locomoThread{}, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return locomoThread{}, err
+	}
+	if len(ids) != len(c.msgs) {
+		return locomoThread{}, fmt.Errorf("imported %d messages, read back %d", len(c.msgs), len(ids))
+	}
+	return locomoThread{scope: scope, ids: ids}, nil
+}
+
+// locomoScore is one question's result.
+type locomoScore struct {
+	category        int
+	noSharedKeyword bool                    // no keyword of the question is in its evidence
+	leftOut         bool                    // no valid evidence: not measured
+	recall          [locomoNConfigs]float64 // per configuration
+	chars           [locomoNConfigs]int     // characters of hits added, per search configuration
+	latency         []float64               // ms, one per Search call
+}
+
+// locomoMeasure runs every question of a conversation through every
+// configuration. The window is the newest messages at the end of the
+// conversation, as a turn after the last message would load it.
+func locomoMeasure(ctx context.Context, db *database, searcher *search.Searcher, th locomoThread, c locomoConv, window, budget int, minSim float64) ([]locomoScore, error) {
+	win, err := history.NewStore(db.pool).Window(ctx, th.scope, window, 0)
+	if err != nil {
+		return nil, err
+	}
+	inWindow := make(map[int64]bool, len(win))
+	var firstID int64
+	for _, m := range win {
+		inWindow[m.ID] = true
+	}
+	if len(win) > 0 {
+		firstID = win[0].ID
+	}
+	runs := []struct {
+		config int
+		opt    search.Options
+	}{
+		{locomoTop5, search.Options{Budget: -1, Limit: 5}},
+		{locomoTop10, search.Options{Budget: -1, Limit: 10}},
+		{locomoBudget, search.Options{Budget: budget}},
+		{locomoWindowTop10, search.Options{Budget: -1, Limit: 10, BeforeID: firstID}},
+		{locomoWindowBudget, search.Options{Budget: budget, BeforeID: firstID}},
+	}
+	scores := make([]locomoScore, 0, len(c.questions))
+	for _, q := range c.questions {
+		s := locomoScore{category: q.category, noSharedKeyword: q.noSharedKeyword, leftOut: len(q.evidence) == 0}
+		if s.leftOut {
+			scores = append(scores, s)
+			continue
+		}
+		evidence := make([]int64, len(q.evidence))
+		for i, idx := range q.evidence {
+			evidence[i] = th.ids[idx]
+		}
+		s.recall[locomoWindow] = locomoRecall(evidence, inWindow)
+		for _, r := range runs {
+			r.opt.MinSimilarity = minSim
+			start := time.Now()
+			res, err := searcher.Search(ctx, th.scope, q.text, r.opt)
+			if err == nil {
+				err = res.SemanticErr // a benchmark does not go on without a leg
+			}
+			if err != nil {
+				return nil, fmt.Errorf("search %q: %w", q.text, err)
+			}
+			s.latency = append(s.latency, float64(time.Since(start).Microseconds())/1000)
+			found := map[int64]bool{}
+			if r.config == locomoWindowTop10 || r.config == locomoWindowBudget {
+				found = maps.Clone(inWindow)
+			}
+			for _, h := range res.Hits {
+				found[h.MessageID] = true // neighbours reach the prompt too
+				s.chars[r.config] += utf8.RuneCountInString(h.Content)
+			}
+			s.recall[r.config] = locomoRecall(evidence, found)
+		}
+		scores = append(scores, s)
+	}
+	return scores, nil
+}
+
+// locomoRecall is the share of evidence ids that are in found.
+func locomoRecall(evidence []int64, found map[int64]bool) float64 {
+	if len(evidence) == 0 {
+		return 0
+	}
+	n := 0
+	for _, id := range evidence {
+		if found[id] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(evidence))
+}
+
+// locomoRows are the table's rows: the categories, as the dataset's README
+// names them, and categories 1–4 together; category 5 (adversarial) apart
+// from the overall row; last, the questions of categories 1–4 that share no
+// keyword with their evidence, which only meaning (or a neighbour) can
+// find.
+var locomoRows = []struct {
+	name            string
+	categories      []int
+	noSharedKeyword bool // only the questions sharing no keyword with their evidence
+}{
+	{"1 multi-hop", []int{1}, false},
+	{"2 temporal", []int{2}, false},
+	{"3 open-domain", []int{3}, false},
+	{"4 single-hop", []int{4}, false},
+	{"1–4 overall", []int{1, 2, 3, 4}, false},
+	{"5 adversarial", []int{5}, false},
+	{"1–4 no shared keyword", []int{1, 2, 3, 4}, true},
+}
+
+// locomoReport is the benchmark's result, printed and written as JSON.
+type locomoReport struct {
+	Data            string      `json:"data"`
+	WindowChars     int         `json:"window_chars"`
+	BudgetChars     int         `json:"budget_chars"`
+	Legs            []string    `json:"legs"`                    // search's ranking legs
+	Embedded        int         `json:"embedded,omitempty"`      // messages embedded for the semantic leg
+	EmbedSeconds    float64     `json:"embed_seconds,omitempty"` // spent embedding them (part of load)
+	Conversations   int         `json:"conversations"`
+	Messages        int         `json:"messages"`
+	Questions       int         `json:"questions"`
+	LeftOut         int         `json:"left_out"`             // questions with no valid evidence
+	DroppedEvidence int         `json:"dropped_evidence_ids"` // malformed or unknown evidence ids
+	LoadSeconds     float64     `json:"load_seconds"`
+	RunSeconds      float64     `json:"run_seconds"`
+	Configs         []string    `json:"configs"`
+	Rows            []locomoRow `json:"rows"`
+}
+
+// locomoRow is one row of the table.
+type locomoRow struct {
+	Name    string             `json:"name"`
+	N       int                `json:"n"`        // questions measured
+	LeftOut int                `json:"left_out"` // questions with no valid evidence
+	Recall  map[string]float64 `json:"recall"`   // mean evidence recall per configuration
+	Chars   map[string]float64 `json:"chars"`    // mean characters of hits added, budget configurations
+	Latency locomoLatency      `json:"latency_ms"`
+}
+
+// locomoLatency is the distribution of Search calls' wall time, in ms.
+type locomoLatency struct {
+	Calls int     `json:"calls"`
+	P50   float64 `json:"p50"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+}
+
+// locomoAggregate averages the scores of the given categories.
+func locomoAggregate(name string, categories []int, scores []locomoScore) locomoRow {
+	row := locomoRow{Name: name, Recall: map[string]float64{}, Chars: map[string]float64{}}
+	var (
+		recall [locomoNConfigs]float64
+		chars  [locomoNConfigs]float64
+		lat    []float64
+	)
+	for _, s := range scores {
+		if !slices.Contains(categories, s.category) {
+			continue
+		}
+		if s.leftOut {
+			row.LeftOut++
+			continue
+		}
+		row.N++
+		for i := range locomoNConfigs {
+			recall[i] += s.recall[i]
+			chars[i] += float64(s.chars[i])
+		}
+		lat = append(lat, s.latency...)
+	}
+	for i, name := range locomoConfigs {
+		if row.N > 0 {
+			row.Recall[name] = recall[i] / float64(row.N)
+		}
+	}
+	for _, i := range locomoBudgetConfigs {
+		if row.N > 0 {
+			row.Chars[locomoConfigs[i]] = chars[i] / float64(row.N)
+		}
+	}
+	slices.Sort(lat)
+	row.Latency = locomoLatency{Calls: len(lat), P50: pct(lat, 50), P95: pct(lat, 95), P99: pct(lat, 99)}
+	return row
+}
+
+// locomoPrint writes the report as a Markdown table.
+func locomoPrint(w io.Writer, rep locomoReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "yakor bench locomo: evidence recall on LoCoMo (%d conversations, %d messages), window %d chars, search budget %d chars\n",
+		rep.Conversations, rep.Messages, rep.WindowChars, rep.BudgetChars)
+	fmt.Fprintf(&b, "search legs: %s\n\n", strings.Join(rep.Legs, ", "))
+	b.WriteString("| category | n |")
+	for _, c := range locomoConfigs {
+		b.WriteString(" " + c + " |")
+	}
+	for _, i := range locomoBudgetConfigs {
+		b.WriteString(" chars " + locomoConfigs[i] + " |")
+	}
+	b.WriteString(" search p50 ms | p95 ms | p99 ms |\n|---|---:|")
+	b.WriteString(strings.Repeat("---:|", len(locomoConfigs)+len(locomoBudgetConfigs)+3))
+	b.WriteString("\n")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(&b, "| %s | %d |", r.Name, r.N)
+		for _, c := range locomoConfigs {
+			b.WriteString(locomoCell(r.N, fmt.Sprintf("%.3f", r.Recall[c])))
+		}
+		for _, i := range locomoBudgetConfigs {
+			b.WriteString(locomoCell(r.N, fmt.Sprintf("%.0f", r.Chars[locomoConfigs[i]])))
+		}
+		for _, v := range []float64{r.Latency.P50, r.Latency.P95, r.Latency.P99} {
+			b.WriteString(locomoCell(r.Latency.Calls, fmt.Sprintf("%.2f", v)))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nquestions: %d, measured %d, left out %d (no valid evidence); evidence ids dropped: %d\n",
+		rep.Questions, rep.Questions-rep.LeftOut, rep.LeftOut, rep.DroppedEvidence)
+	fmt.Fprintf(&b, "no shared keyword: no keyword of the question (as search makes them, speakers' names left out) is a substring of its evidence's folded text\n")
+	if rep.Embedded > 0 {
+		fmt.Fprintf(&b, "load: %.2f s, of which embedding %d messages: %.2f s; questions: %.2f s\n", rep.LoadSeconds, rep.Embedded, rep.EmbedSeconds, rep.RunSeconds)
+	} else {
+		fmt.Fprintf(&b, "load: %.2f s; questions: %.2f s\n", rep.LoadSeconds, rep.RunSeconds)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// locomoCell is one table cell, a dash when there was nothing to measure.
+func locomoCell(n int, v string) string {
+	if n == 0 {
+		return " – |"
+	}
+	return " " + v + " |"
+}
