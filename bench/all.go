@@ -4,44 +4,42 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"yakor/app"
 )
 
 // runBenchAll runs the benchmarks behind docs/benchmarks.md and writes the
 // report: Markdown, JSON beside it, and the prompt-size chart.
 func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench all", args, stdout, stderr)
+	fs := newFlagSet("all", args, stdout, stderr)
 	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
 	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
 	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; 1000000,10000000 adds 10,000,000, whose first load takes about 25 minutes more on 2 cores: a loaded corpus is reused by later runs)")
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json (LoCoMo section, and the prompt section's user messages)")
 	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
 	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
 	binary := fs.String("binary", "", "the yakor binary the throughput section serves under load (default: this one)")
-	cfg, err := parseConfig(fs, args, getenv)
+	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir = *benchDir
 	scale := allFull
 	if *quick {
 		scale = allQuick
 	}
 	if *searchSizes != "" {
-		if scale.SearchSizes, err = parseCounts(*searchSizes); err != nil {
+		if scale.SearchSizes, err = parseCounts(*searchSizes, 1); err != nil {
 			return fmt.Errorf("bench all: --search-messages: %w", err)
 		}
 	}
@@ -58,13 +56,13 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		return fmt.Errorf("bench all: %w", err)
 	}
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
+	defer db.Close()
 	e := &allEnv{db: db, cfg: cfg, log: log, stderr: &lockedWriter{w: stderr}, scale: scale, quick: *quick, fresh: *fresh,
-		data: lossResolve(*dataPath), dir: filepath.Dir(*out), private: db.cluster != nil, binary: *binary}
+		data: lossResolve(*dataPath), dir: filepath.Dir(*out), private: db.Private(), binary: *binary}
 	rep := allReport{Quick: *quick, Machine: machineFacts(ctx, db)}
 	if rep.Sections, err = runSections(ctx, e, sections); err != nil {
 		return err
@@ -292,7 +290,7 @@ type allReport struct {
 // allEnv is what sections run with.
 type allEnv struct {
 	db      *database
-	cfg     Config
+	cfg     app.Config
 	log     *slog.Logger
 	stderr  io.Writer
 	scale   allScale
@@ -336,19 +334,3 @@ var (
 		LoadConversations: 4, LoadTurns: 3,
 	}
 )
-
-// parseCounts parses a comma-separated list of positive counts.
-func parseCounts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a count", f)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no count given")
-	}
-	return out, nil
-}

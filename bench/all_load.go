@@ -22,7 +22,7 @@ func allLoad(ctx context.Context, e *allEnv) (allPart, error) {
 		return allPart{}, err
 	}
 	url := sib.url
-	sib.close(e.log)
+	sib.Close()
 	defer e.db.dropSibling(context.WithoutCancel(ctx), name) //nolint:errcheck
 	opts := loadOptions{Conversations: e.scale.LoadConversations, Turns: e.scale.LoadTurns, DatabaseURL: url,
 		BenchDir: e.cfg.DataDir, Binary: e.binary}

@@ -58,11 +58,11 @@ func machineFacts(ctx context.Context, db *database) allMachine {
 		}
 	}
 	var v string
-	if err := db.pool.QueryRow(ctx, `SHOW server_version`).Scan(&v); err == nil {
+	if err := db.Owner.QueryRow(ctx, `SHOW server_version`).Scan(&v); err == nil {
 		m.PostgreSQL = v
 	}
 	m.Server = "external (DATABASE_URL)"
-	if db.cluster != nil {
+	if db.Private() {
 		m.Server, m.Settings = "private cluster in the bench folder", benchServerSettings
 	}
 	return m
@@ -112,7 +112,7 @@ func (l corpusLoad) indexSeconds(part string) float64 {
 // machinePG is the PostgreSQL version the report names.
 func (e *allEnv) machinePG() string {
 	var v string
-	if err := e.db.pool.QueryRow(context.Background(), `SHOW server_version`).Scan(&v); err != nil {
+	if err := e.db.Owner.QueryRow(context.Background(), `SHOW server_version`).Scan(&v); err != nil {
 		return ""
 	}
 	return v

@@ -33,7 +33,7 @@ func allTurnLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 	sizes := slices.Clone(e.scale.TurnSizes)
 	name := e.db.siblingName("turn_" + joinCounts(sizes, "_"))
 	load, sdb, scope, err := loadCorpus(ctx, e.db, e.log, name, e.fresh, e.pipe, e.stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
-		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench turn")
+		threads, err := createBenchThreads(ctx, sdb.Owner, scope, len(sizes), "bench turn")
 		if err != nil {
 			return nil, err
 		}
@@ -50,13 +50,13 @@ func allTurnLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 	}
 	threads, err := threadSizes(ctx, sdb, scope, sizes)
 	if err != nil {
-		sdb.close(e.log)
+		sdb.Close()
 		return nil, err
 	}
 	// The measuring runs once the pipeline is done with the corpus; the
 	// copy needs it closed.
 	return func(ctx context.Context, e *allEnv) (allPart, error) {
-		sdb.close(e.log)
+		sdb.Close()
 		return allTurn(ctx, e, name, *load, threads)
 	}, nil
 }
@@ -71,7 +71,7 @@ func allTurn(ctx context.Context, e *allEnv, name string, load corpusLoad, threa
 		return allPart{}, err
 	}
 	defer func() {
-		rdb.close(e.log)
+		rdb.Close()
 		if err := e.db.dropSibling(context.Background(), runName); err != nil {
 			e.log.Warn("drop the turn benchmark's copy", "database", runName, "err", err)
 		}
@@ -80,7 +80,7 @@ func allTurn(ctx context.Context, e *allEnv, name string, load corpusLoad, threa
 	for _, n := range sizes {
 		th := threads[n]
 		fmt.Fprintf(e.stderr, "bench all: %d turns in a thread of %d messages…\n", e.scale.Turns, n)
-		r, err := benchTurnOn(ctx, rdb, rdb.svc, e.cfg, e.log, turn.AnchorAsync, th, n, e.scale.Turns)
+		r, err := benchTurnOn(ctx, rdb, turnConfig(e.cfg, turn.AnchorAsync), e.log, th, n, e.scale.Turns, e.stderr)
 		if err != nil {
 			return allPart{}, err
 		}
@@ -108,7 +108,7 @@ func allTurn(ctx context.Context, e *allEnv, name string, load corpusLoad, threa
 // threadSizes maps the message count of each thread of scope's tenant to
 // its scope; they must be sizes.
 func threadSizes(ctx context.Context, db *database, scope yakor.Scope, sizes []int) (map[int]yakor.Scope, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id::text, message_count FROM threads WHERE tenant_id = $1`, scope.TenantID)
+	rows, err := db.Owner.Query(ctx, `SELECT id::text, message_count FROM threads WHERE tenant_id = $1`, scope.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func cloneSibling(ctx context.Context, e *allEnv, from, to string) (*database, e
 	var err error
 	for try := 0; try < 10; try++ {
 		// An autovacuum worker in the template makes the copy wait.
-		if _, err = e.db.pool.Exec(ctx, q); err == nil {
+		if _, err = e.db.Owner.Exec(ctx, q); err == nil {
 			break
 		}
 		time.Sleep(time.Second)
@@ -159,7 +159,7 @@ func allSearchLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 		c, err := openSearchCorpus(ctx, e.db, e.log, n, e.scale.SearchBig, e.fresh, e.pipe, e.stderr)
 		if err != nil {
 			for _, c := range corpora {
-				c.db.close(e.log)
+				c.db.Close()
 			}
 			return nil, err
 		}
@@ -173,12 +173,12 @@ func allSearchLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart, error) {
 	defer func() {
 		for _, c := range corpora {
-			c.db.close(e.log)
+			c.db.Close()
 		}
 	}()
 	var rs []searchResult
 	for _, c := range corpora {
-		r, err := c.measure(ctx, e.scale.Queries, e.stderr)
+		r, err := c.measure(ctx, e.cfg, e.log, e.scale.Queries, e.stderr)
 		if err != nil {
 			return allPart{}, err
 		}

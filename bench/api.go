@@ -12,23 +12,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"yakor"
 	"yakor/account"
-	"yakor/anchors"
-	"yakor/facts"
-	"yakor/history"
-	"yakor/jobs"
-	"yakor/llm"
-	"yakor/mnemos"
-	"yakor/turn"
-	"yakor/web"
+	"yakor/app"
 )
 
 // runBenchAPI measures what the OpenAI-compatible endpoint costs over the
@@ -38,44 +28,66 @@ import (
 // alike), non-streamed and streamed. The time is the client's, from sending
 // the request to reading the whole reply.
 func runBenchAPI(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench api", args, stdout, stderr)
+	fs := newFlagSet("api", args, stdout, stderr)
 	turns := fs.Int("turns", 300, "turns measured on each path, in each mode (non-streamed, streamed)")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	cfg, err := parseConfig(fs, args, getenv)
+	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
 	if *turns < 1 {
 		return fmt.Errorf("bench api: --turns must be at least 1")
 	}
-	cfg.DataDir = *benchDir
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
-	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, "bench api")
+	defer db.Close()
+	scope, err := account.NewStore(db.Owner).CreateTenantUser(ctx, "bench api")
 	if err != nil {
 		return err
 	}
-	defer func() {
-		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
-	}()
-	url, stop, err := benchAPIServer(ctx, db, cfg, log, scope)
+	defer deleteTenant(db.Database, scope.TenantID)
+	url, stop, err := benchAPIServer(ctx, db, turnConfig(cfg, cfg.AnchorMode), log, scope)
 	if err != nil {
 		return err
 	}
 	defer stop()
-
-	b := &apiBench{url: url, client: &http.Client{Timeout: time.Minute}}
-	if b.thread, err = b.nativeThread(ctx); err != nil {
+	times, err := benchAPI(ctx, url, *turns, stderr)
+	if err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "yakor bench api: a turn through POST /v1/chat/completions and through POST /api/v1/threads/{id}/messages, offline model, loopback HTTP, %d turns each, client-side time to the whole reply\n\n", *turns)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "path\tmode\tturns\tp50\tp99\t")
+	for _, name := range []string{"native json", "openai json", "native stream", "openai stream"} {
+		path, mode, _ := strings.Cut(name, " ")
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f ms\t%.2f ms\t\n", path, mode, len(times[name]), times[name].pct(50), times[name].pct(99))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	for _, mode := range []string{"json", "stream"} {
+		n, o := times["native "+mode], times["openai "+mode]
+		fmt.Fprintf(stdout, "openai over native, %s: p50 %+.2f ms (×%.2f), p99 %+.2f ms (×%.2f)\n", mode,
+			o.pct(50)-n.pct(50), o.pct(50)/n.pct(50), o.pct(99)-n.pct(99), o.pct(99)/n.pct(99))
+	}
+	return nil
+}
+
+// benchAPI runs turns on each path and mode against the server at url,
+// after 10 of warm-up, and returns their times by path and mode.
+func benchAPI(ctx context.Context, url string, turns int, stderr io.Writer) (map[string]samples, error) {
+	b := &apiBench{url: url, client: &http.Client{Timeout: time.Minute}}
+	var err error
+	if b.thread, err = b.nativeThread(ctx); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(11, 7))
 	const warmup = 10
-	fmt.Fprintf(stderr, "bench api: %d turns on each path and mode (after %d of warm-up)…\n", *turns, warmup)
-	times := map[string][]float64{}
-	for i := range *turns + warmup {
+	fmt.Fprintf(stderr, "bench api: %d turns on each path and mode (after %d of warm-up)…\n", turns, warmup)
+	times := map[string]samples{}
+	for i := range turns + warmup {
 		text := benchText(rng)
 		for _, run := range []struct {
 			name string
@@ -86,57 +98,30 @@ func runBenchAPI(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		} {
 			start := time.Now()
 			if err := run.call(ctx, text); err != nil {
-				return fmt.Errorf("bench api: %s turn %d: %w", run.name, i, err)
+				return nil, fmt.Errorf("bench api: %s turn %d: %w", run.name, i, err)
 			}
 			if i >= warmup {
 				times[run.name] = append(times[run.name], ms(time.Since(start)))
 			}
 		}
 	}
-
-	fmt.Fprintf(stdout, "yakor bench api: a turn through POST /v1/chat/completions and through POST /api/v1/threads/{id}/messages, offline model, loopback HTTP, %d turns each, client-side time to the whole reply\n\n", *turns)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "path\tmode\tturns\tp50\tp99\t")
-	for _, name := range []string{"native json", "openai json", "native stream", "openai stream"} {
-		slices.Sort(times[name])
-		path, mode, _ := strings.Cut(name, " ")
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f ms\t%.2f ms\t\n", path, mode, len(times[name]), pct(times[name], 50), pct(times[name], 99))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout)
-	for _, mode := range []string{"json", "stream"} {
-		n, o := times["native "+mode], times["openai "+mode]
-		fmt.Fprintf(stdout, "openai over native, %s: p50 %+.2f ms (×%.2f), p99 %+.2f ms (×%.2f)\n", mode,
-			pct(o, 50)-pct(n, 50), pct(o, 50)/pct(n, 50), pct(o, 99)-pct(n, 99), pct(o, 99)/pct(n, 99))
-	}
-	return nil
+	return times, nil
 }
 
-// benchAPIServer serves the web API for scope (as the local user) on a
-// loopback port with every layer a served turn has; post-turn jobs are
-// enqueued, not worked, as a separate worker fleet would take them. It
-// returns the server's URL and its stop.
-func benchAPIServer(ctx context.Context, db *database, cfg Config, log *slog.Logger, scope yakor.Scope) (string, func(), error) {
-	anchorSvc := anchors.NewService(db.svc, anchors.ServiceConfig{}, nil, log, nil)
-	queue, err := jobs.New(db.pool, jobs.Config{Workers: 0, Logger: log}, jobs.Workers{Anchors: anchorSvc})
+// benchAPIServer serves Yakor's HTTP interface, built by app.New with cfg
+// (turnConfig: post-turn jobs enqueued, not worked, as a separate worker
+// fleet would take them), for scope as the local user on a loopback port.
+// It returns the server's URL and its stop.
+func benchAPIServer(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, scope yakor.Scope) (string, func(), error) {
+	a, err := newApp(ctx, cfg, log, db.Database, app.WithLocalScope(scope))
 	if err != nil {
 		return "", nil, err
 	}
-	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
-	engine := turn.NewEngine(db.svc, llm.NewOffline(), turn.Config{WindowChars: cfg.WindowChars}, log, nil).
-		WithAnchors(anchorSvc).WithMemory(memory, 3000).WithFacts(facts.NewStore(db.svc, facts.Config{}, log)).WithJobs(queue)
-	reg := prometheus.NewRegistry()
-	srv := web.NewServer(web.Deps{
-		Log: log, Turns: engine, Threads: history.NewStore(db.svc), DB: db.svc, Gatherer: reg, Registerer: reg,
-		LocalScope: scope, Info: web.Info{Chat: web.ModelInfo{Provider: "offline", Model: "offline"}, Offline: true},
-	})
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: a.Server, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = hs.Close() }, nil
 }
@@ -221,5 +206,3 @@ func (b *apiBench) post(ctx context.Context, path, body, accept string) ([]byte,
 	}
 	return out, nil
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

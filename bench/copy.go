@@ -321,14 +321,14 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		return nil, nil, yakor.Scope{}, err
 	}
 	fail := func(err error) (*corpusLoad, *database, yakor.Scope, error) {
-		sdb.close(log)
+		sdb.Close()
 		return nil, nil, yakor.Scope{}, err
 	}
 	var scope yakor.Scope
 	if done != "" {
 		err := json.Unmarshal([]byte(done), load)
 		if err == nil {
-			err = sdb.pool.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
+			err = sdb.Owner.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
 				corpusTenant).Scan(&scope.TenantID, &scope.UserID)
 		}
 		if err == nil {
@@ -339,13 +339,13 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	}
 	if !fresh {
 		// Not reused: whatever an interrupted load left goes first.
-		sdb.close(log)
+		sdb.Close()
 		if sdb, _, err = db.openSibling(ctx, name, true, log); err != nil {
 			return nil, nil, yakor.Scope{}, err
 		}
 	}
 	*load = corpusLoad{}
-	if scope, err = account.NewStore(sdb.pool).CreateTenantUser(ctx, corpusTenant); err != nil {
+	if scope, err = account.NewStore(sdb.Owner).CreateTenantUser(ctx, corpusTenant); err != nil {
 		return fail(err)
 	}
 	jobs, err := plan(ctx, sdb, scope)
@@ -355,13 +355,13 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	for _, j := range jobs {
 		load.Messages += j.count
 	}
-	idx, err := dropMessageIndexes(ctx, sdb.pool)
+	idx, err := dropMessageIndexes(ctx, sdb.Owner)
 	if err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stderr, "bench: loading %d messages into %s…\n", load.Messages, name)
 	t := time.Now()
-	err = copyMessages(ctx, sdb.pool, jobs, 0, pipe.slotsOf(), func(done int) {
+	err = copyMessages(ctx, sdb.Owner, jobs, 0, pipe.slotsOf(), func(done int) {
 		fmt.Fprintf(stderr, "bench: %s: %d of %d messages written (%.0f s)\n", name, done, load.Messages, time.Since(t).Seconds())
 	})
 	if err != nil {
@@ -373,7 +373,7 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		slots := pipe.slotsOf()
 		t := time.Now()
 		var err error
-		if load.Indexes, err = buildIndexes(ctx, sdb.pool, idx, 0, slots, stderr); err != nil {
+		if load.Indexes, err = buildIndexes(ctx, sdb.Owner, idx, 0, slots, stderr); err != nil {
 			return err
 		}
 		load.IndexSeconds = time.Since(t).Seconds()
@@ -381,13 +381,13 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 			return err
 		}
 		t = time.Now()
-		_, err = sdb.pool.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`)
+		_, err = sdb.Owner.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`)
 		slots.release()
 		if err != nil {
 			return err
 		}
 		load.VacuumSeconds = time.Since(t).Seconds()
-		if err := sdb.pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
+		if err := sdb.Owner.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
 			return err
 		}
 		load.TotalSeconds = time.Since(start).Seconds()

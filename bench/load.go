@@ -142,7 +142,7 @@ type restartReport struct {
 func (r loadReport) ok() bool { return len(r.Check.Problems) == 0 }
 
 func runBenchLoad(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench load", args, stdout, stderr)
+	fs := newFlagSet("load", args, stdout, stderr)
 	var o loadOptions
 	fs.IntVar(&o.Conversations, "conversations", 200, "conversations run at once, each in its own thread")
 	fs.IntVar(&o.Turns, "turns", 50, "turns of each conversation")

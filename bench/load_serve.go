@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"yakor/app"
 	"yakor/postgres/cluster"
 )
 
@@ -50,7 +51,7 @@ func startLoadServer(ctx context.Context, o loadOptions, stderr io.Writer) (*loa
 	}
 	s := &loadServer{dbURL: o.DatabaseURL, logPath: filepath.Join(o.BenchDir, "serve.log"), exited: make(chan struct{})}
 	if s.dbURL == "" {
-		log, err := newLogger(Config{LogLevel: "warn", LogFormat: "text"}, stderr)
+		log, err := app.NewLogger(app.Config{LogLevel: "warn", LogFormat: "text"}, stderr)
 		if err != nil {
 			return nil, err
 		}

@@ -2,12 +2,11 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -17,9 +16,8 @@ import (
 
 	"yakor"
 	"yakor/account"
+	"yakor/app"
 	"yakor/history"
-	"yakor/llm"
-	"yakor/mnemos"
 	"yakor/search"
 )
 
@@ -47,126 +45,142 @@ var locomoBudgetConfigs = []int{locomoBudget, locomoWindowBudget}
 // thread of a fresh tenant, every question is the search query, and the
 // evidence recall of search, window and both is averaged per category.
 func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench locomo", args, stdout, stderr)
-	dataPath := fs.String("data", "", "locomo10.json from snap-research/locomo (required)")
-	window := fs.Int("window", 20000, "history window budget in characters")
-	budget := fs.Int("budget", search.DefaultBudget, "search budget in characters for the budget configurations")
+	fs := newFlagSet("locomo", args, stdout, stderr)
+	dataPath := fs.String("data", "", "LoCoMo's locomo10.json (required; docs/development.md says where to get it)")
+	var o locomoOptions
+	fs.IntVar(&o.window, "window", 20000, "history window budget in characters")
+	fs.IntVar(&o.budget, "budget", search.DefaultBudget, "search budget in characters for the budget configurations")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	semantic := fs.Bool("semantic", false, "also embed every message with the offline embedder and fuse the semantic leg into search")
-	minSim := fs.Float64("min-similarity", search.DefaultMinSimilarity, "with --semantic: the cosine similarity a neighbour needs to be ranked")
-	cfg, err := parseConfig(fs, args, getenv)
-	if err != nil {
+	fs.BoolVar(&o.semantic, "semantic", false, "also embed every message with the offline embedder and fuse the semantic leg into search")
+	fs.Float64Var(&o.minSim, "min-similarity", search.DefaultMinSimilarity, "with --semantic: the cosine similarity a neighbour needs to be ranked")
+	cfg, err := parseFlags(fs, args, getenv)
+	switch {
+	case err != nil:
 		return err
-	}
-	cfg.DataDir = *benchDir
-	if *dataPath == "" {
+	case *dataPath == "":
 		return errors.New("bench locomo: --data is required: the path of locomo10.json")
-	}
-	if *window < 0 || *budget <= 0 {
+	case o.window < 0 || o.budget <= 0:
 		return errors.New("bench locomo: --window must be at least 0 and --budget at least 1")
-	}
-	if *minSim <= -1 || *minSim > 1 || *minSim == 0 {
+	case o.minSim <= -1 || o.minSim > 1 || o.minSim == 0:
 		return errors.New("bench locomo: --min-similarity must be in (-1, 1] and not 0")
 	}
-	raw, err := os.ReadFile(*dataPath)
+	convs, err := locomoRead(*dataPath)
 	if err != nil {
 		return fmt.Errorf("bench locomo: %w", err)
 	}
-	var samples []locomoSample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		return fmt.Errorf("bench locomo: %s: %w", *dataPath, err)
-	}
-	convs := make([]locomoConv, 0, len(samples))
-	for _, s := range samples {
-		c, err := locomoPrepare(s)
-		if err != nil {
-			return fmt.Errorf("bench locomo: %w", err)
-		}
-		convs = append(convs, c)
-	}
-
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
-	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, "bench locomo")
+	defer db.Close()
+	rep, err := benchLocomo(ctx, db, cfg, log, convs, o, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
-	}()
-
-	searcher := search.NewSearcher(db.pool)
-	legs := []string{"keywords", "full text"}
-	var index *mnemos.MessageIndex
-	if *semantic {
-		space := mnemos.NewSpace(db.pool, llm.NewOffline(), log)
-		index = mnemos.NewMessageIndex(db.pool, space)
-		searcher = searcher.WithSemantic(index)
-		legs = append(legs, fmt.Sprintf("semantic (%s, %d nearest, min similarity %.2f)", space.Name(), search.SemanticCandidates, *minSim))
-	}
-
-	loadStart := time.Now()
-	var embedTook time.Duration
-	embedded := 0
-	threads := make([]locomoThread, len(convs))
-	for i, c := range convs {
-		if threads[i], err = locomoLoad(ctx, db, scope, c); err != nil {
-			return fmt.Errorf("bench locomo: load %s: %w", c.id, err)
-		}
-		fmt.Fprintf(stderr, "bench locomo: loaded %s: %d messages\n", c.id, len(c.msgs))
-		if index != nil {
-			start := time.Now()
-			n, err := index.EmbedThread(ctx, threads[i].scope, 0)
-			if err != nil {
-				return fmt.Errorf("bench locomo: embed %s: %w", c.id, err)
-			}
-			embedTook += time.Since(start)
-			embedded += n
-		}
-	}
-	if _, err := db.pool.Exec(ctx, `ANALYZE messages`); err != nil {
+	rep.Data = *dataPath
+	if err := locomoPrint(stdout, rep); err != nil {
 		return err
 	}
-	if index != nil {
-		if _, err := db.pool.Exec(ctx, `ANALYZE message_embeddings`); err != nil {
-			return err
-		}
+	if err := writeJSON(*jsonPath, rep); err != nil {
+		return fmt.Errorf("bench locomo: %w", err)
 	}
-	loadTook := time.Since(loadStart)
+	return nil
+}
 
+// locomoOptions are the settings of one locomo run.
+type locomoOptions struct {
+	window, budget int
+	semantic       bool
+	minSim         float64
+}
+
+// benchLocomo imports convs into threads of a fresh tenant and measures
+// each question's evidence recall with Yakor's history store and searcher
+// as app.New builds them (on the owner's pool), with a semantic leg when
+// o.semantic says so.
+func benchLocomo(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, convs []locomoConv, o locomoOptions, stderr io.Writer) (locomoReport, error) {
+	rep := locomoReport{WindowChars: o.window, BudgetChars: o.budget, Legs: []string{"keywords", "full text"}, Configs: locomoConfigs, Conversations: len(convs)}
+	scope, err := account.NewStore(db.Owner).CreateTenantUser(ctx, "bench locomo")
+	if err != nil {
+		return rep, err
+	}
+	defer deleteTenant(db.Database, scope.TenantID)
+	cfg.SearchSemantic = o.semantic
+	a, err := newApp(ctx, cfg, log, db.Database, app.WithTenantDB(db.Owner), app.WithLocalScope(scope), app.WithInlineJobs())
+	if err != nil {
+		return rep, err
+	}
+	if a.Messages != nil {
+		rep.Legs = append(rep.Legs, fmt.Sprintf("semantic (%s, %d nearest, min similarity %.2f)", a.Memory.Space().Name(), search.SemanticCandidates, o.minSim))
+	}
+	threads, err := locomoLoadAll(ctx, db, a, scope, convs, &rep, stderr)
+	if err != nil {
+		return rep, err
+	}
 	runStart := time.Now()
 	var scores []locomoScore
 	for i, c := range convs {
 		start := time.Now()
-		got, err := locomoMeasure(ctx, db, searcher, threads[i], c, *window, *budget, *minSim)
+		got, err := locomoMeasure(ctx, a, threads[i], c, o)
 		if err != nil {
-			return fmt.Errorf("bench locomo: %s: %w", c.id, err)
+			return rep, fmt.Errorf("bench locomo: %s: %w", c.id, err)
 		}
 		scores = append(scores, got...)
 		fmt.Fprintf(stderr, "bench locomo: %s: %d questions in %.1f s\n", c.id, len(got), time.Since(start).Seconds())
 	}
+	rep.RunSeconds = time.Since(runStart).Seconds()
+	locomoSummarize(&rep, convs, scores)
+	return rep, nil
+}
 
-	rep := locomoReport{
-		Data: *dataPath, WindowChars: *window, BudgetChars: *budget, Legs: legs, Configs: locomoConfigs,
-		Conversations: len(convs), LoadSeconds: loadTook.Seconds(), RunSeconds: time.Since(runStart).Seconds(),
-		Embedded: embedded, EmbedSeconds: embedTook.Seconds(),
+// locomoLoadAll imports each conversation into a thread of scope, embeds
+// its messages when search has a semantic leg, and fills rep's load
+// figures.
+func locomoLoadAll(ctx context.Context, db *database, a *app.App, scope yakor.Scope, convs []locomoConv, rep *locomoReport, stderr io.Writer) ([]locomoThread, error) {
+	loadStart := time.Now()
+	var embedTook time.Duration
+	threads := make([]locomoThread, len(convs))
+	for i, c := range convs {
+		var err error
+		if threads[i], err = locomoLoad(ctx, db, a.History, scope, c); err != nil {
+			return nil, fmt.Errorf("bench locomo: load %s: %w", c.id, err)
+		}
+		fmt.Fprintf(stderr, "bench locomo: loaded %s: %d messages\n", c.id, len(c.msgs))
+		if a.Messages != nil {
+			start := time.Now()
+			n, err := a.Messages.EmbedThread(ctx, threads[i].scope, 0)
+			if err != nil {
+				return nil, fmt.Errorf("bench locomo: embed %s: %w", c.id, err)
+			}
+			embedTook += time.Since(start)
+			rep.Embedded += n
+		}
 	}
+	if _, err := db.Owner.Exec(ctx, `ANALYZE messages`); err != nil {
+		return nil, err
+	}
+	if a.Messages != nil {
+		if _, err := db.Owner.Exec(ctx, `ANALYZE message_embeddings`); err != nil {
+			return nil, err
+		}
+	}
+	rep.LoadSeconds, rep.EmbedSeconds = time.Since(loadStart).Seconds(), embedTook.Seconds()
+	return threads, nil
+}
+
+// locomoSummarize counts convs' messages and scores' questions into rep and
+// aggregates its rows.
+func locomoSummarize(rep *locomoReport, convs []locomoConv, scores []locomoScore) {
 	for _, c := range convs {
 		rep.Messages += len(c.msgs)
 		rep.DroppedEvidence += c.dropped
 	}
+	var noShared []locomoScore
 	for _, s := range scores {
 		rep.Questions++
 		if s.leftOut {
 			rep.LeftOut++
 		}
-	}
-	var noShared []locomoScore
-	for _, s := range scores {
 		if s.noSharedKeyword {
 			noShared = append(noShared, s)
 		}
@@ -178,19 +192,6 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		rep.Rows = append(rep.Rows, locomoAggregate(r.name, r.categories, in))
 	}
-	if err := locomoPrint(stdout, rep); err != nil {
-		return err
-	}
-	if *jsonPath != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("bench locomo: %w", err)
-		}
-	}
-	return nil
 }
 
 // locomoThread is one conversation loaded: its scope and the id of each of
@@ -200,10 +201,10 @@ type locomoThread struct {
 	ids   []int64
 }
 
-// locomoLoad imports a conversation as a new thread and reads back its
-// message ids (Import returns only a count; ids follow import order).
-func locomoLoad(ctx context.Context, db *database, scope yakor.Scope, c locomoConv) (locomoThread, error) {
-	hist := history.NewStore(db.pool)
+// locomoLoad imports a conversation into a new thread with hist and reads
+// back its message ids (Import returns only a count; ids follow import
+// order).
+func locomoLoad(ctx context.Context, db *database, hist *history.Store, scope yakor.Scope, c locomoConv) (locomoThread, error) {
 	th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: "locomo " + c.id})
 	if err != nil {
 		return locomoThread{}, err
@@ -212,7 +213,7 @@ func locomoLoad(ctx context.Context, db *database, scope yakor.Scope, c locomoCo
 	if _, err := hist.Import(ctx, scope, c.msgs); err != nil {
 		return locomoThread{}, err
 	}
-	rows, err := db.pool.Query(ctx, `SELECT id FROM messages WHERE tenant_id = $1 AND thread_id = $2 ORDER BY id`, scope.TenantID, scope.ThreadID)
+	rows, err := db.Owner.Query(ctx, `SELECT id FROM messages WHERE tenant_id = $1 AND thread_id = $2 ORDER BY id`, scope.TenantID, scope.ThreadID)
 	if err != nil {
 		return locomoThread{}, err
 	}
@@ -239,8 +240,8 @@ type locomoScore struct {
 // locomoMeasure runs every question of a conversation through every
 // configuration. The window is the newest messages at the end of the
 // conversation, as a turn after the last message would load it.
-func locomoMeasure(ctx context.Context, db *database, searcher *search.Searcher, th locomoThread, c locomoConv, window, budget int, minSim float64) ([]locomoScore, error) {
-	win, err := history.NewStore(db.pool).Window(ctx, th.scope, window, 0)
+func locomoMeasure(ctx context.Context, a *app.App, th locomoThread, c locomoConv, o locomoOptions) ([]locomoScore, error) {
+	win, err := a.History.Window(ctx, th.scope, o.window, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -258,9 +259,9 @@ func locomoMeasure(ctx context.Context, db *database, searcher *search.Searcher,
 	}{
 		{locomoTop5, search.Options{Budget: -1, Limit: 5}},
 		{locomoTop10, search.Options{Budget: -1, Limit: 10}},
-		{locomoBudget, search.Options{Budget: budget}},
+		{locomoBudget, search.Options{Budget: o.budget}},
 		{locomoWindowTop10, search.Options{Budget: -1, Limit: 10, BeforeID: firstID}},
-		{locomoWindowBudget, search.Options{Budget: budget, BeforeID: firstID}},
+		{locomoWindowBudget, search.Options{Budget: o.budget, BeforeID: firstID}},
 	}
 	scores := make([]locomoScore, 0, len(c.questions))
 	for _, q := range c.questions {
@@ -275,9 +276,9 @@ func locomoMeasure(ctx context.Context, db *database, searcher *search.Searcher,
 		}
 		s.recall[locomoWindow] = locomoRecall(evidence, inWindow)
 		for _, r := range runs {
-			r.opt.MinSimilarity = minSim
+			r.opt.MinSimilarity = o.minSim
 			start := time.Now()
-			res, err := searcher.Search(ctx, th.scope, q.text, r.opt)
+			res, err := a.Searcher.Search(ctx, th.scope, q.text, r.opt)
 			if err == nil {
 				err = res.SemanticErr // a benchmark does not go on without a leg
 			}

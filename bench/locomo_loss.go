@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"yakor"
 	"yakor/account"
 	"yakor/anchors"
+	"yakor/app"
 	"yakor/facts"
 	"yakor/history"
 	"yakor/search"
@@ -55,20 +55,18 @@ const lossDefaultData = "../shared/bench/locomo/locomo10.json"
 // synthetic thread with planted facts early in a long run checks that they
 // are still reachable at its end without search.
 func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench locomo-loss", args, stdout, stderr)
-	dataPath := fs.String("data", lossDefaultData, "locomo10.json from snap-research/locomo; a relative path not found from the working folder is taken from the repository's root")
+	fs := newFlagSet("locomo-loss", args, stdout, stderr)
+	dataPath := fs.String("data", lossDefaultData, "LoCoMo's locomo10.json (docs/development.md says where to get it); a relative path not found from the working folder is taken from the repository's root")
 	window := fs.Int("window", 20000, "history window budget in characters: the window read and the compaction's threshold")
 	convN := fs.Int("conversations", 0, "conversations measured, the first ones (0: all)")
 	step := fs.Int("step", 2, "messages added between two runs of the pipeline: 2 is a turn (a message and its reply); 0 imports a conversation whole, then runs the pipeline once")
 	exchanges := fs.Int("probe-exchanges", 600, "filler exchanges (message and reply) after the planted facts of the probe thread")
 	keep := fs.Bool("keep", false, "leave the benchmark's tenants (threads, summaries, facts, anchors) in the database to inspect them")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	cfg, err := parseConfig(fs, args, getenv)
+	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir = *benchDir
 	if *window <= 0 || *convN < 0 || *step < 0 || *exchanges < 0 {
 		return errors.New("bench locomo-loss: --window must be positive; --conversations, --step and --probe-exchanges not negative")
 	}
@@ -85,11 +83,11 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 		return fmt.Errorf("bench locomo-loss: %s holds no conversation", path)
 	}
 
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
+	defer db.Close()
 	rep, err := benchLocomoLoss(ctx, db, cfg, log, path, all, convs, lossOptions{window: *window, step: *step, exchanges: *exchanges, keep: *keep}, stderr)
 	if err != nil {
 		return err
@@ -97,14 +95,8 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := lossPrint(stdout, rep); err != nil {
 		return err
 	}
-	if *jsonPath != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("bench locomo-loss: %w", err)
-		}
+	if err := writeJSON(*jsonPath, rep); err != nil {
+		return fmt.Errorf("bench locomo-loss: %w", err)
 	}
 	return nil
 }
@@ -118,8 +110,11 @@ type lossOptions struct {
 // benchLocomoLoss grows convs (of all, read from path) through the memory
 // pipeline, then a probe thread, and measures where the questions'
 // evidence and the probes are reachable.
-func benchLocomoLoss(ctx context.Context, db *database, cfg Config, log *slog.Logger, path string, all, convs []locomoConv, o lossOptions, stderr io.Writer) (lossReport, error) {
-	accounts := account.NewStore(db.pool)
+func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, path string, all, convs []locomoConv, o lossOptions, stderr io.Writer) (lossReport, error) {
+	p, err := newLossPipeline(ctx, db, cfg, log, o.window, o.step)
+	if err != nil {
+		return lossReport{}, err
+	}
 	var tenants []string
 	defer func() {
 		if o.keep {
@@ -127,19 +122,17 @@ func benchLocomoLoss(ctx context.Context, db *database, cfg Config, log *slog.Lo
 			return
 		}
 		for _, id := range tenants {
-			_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, id)
+			deleteTenant(db.Database, id)
 		}
 	}()
 	newScope := func(name string) (yakor.Scope, error) {
 		// A tenant per thread: a user's facts reach all their threads.
-		scope, err := accounts.CreateTenantUser(ctx, name)
+		scope, err := p.accounts.CreateTenantUser(ctx, name)
 		if err == nil {
 			tenants = append(tenants, scope.TenantID)
 		}
 		return scope, err
 	}
-
-	p := newLossPipeline(db, cfg, log, o.window, o.step)
 	rep := lossReport{
 		Data: path, WindowChars: o.window, Step: o.step, SearchBudget: cfg.SearchBudget, SummaryChars: lossSummaryChars,
 		FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget, Helper: "offline", Layers: lossLayerNames[:],
@@ -244,6 +237,7 @@ const lossSummaryChars = 4000
 // jobs would after each turn, and reads the layers a prompt would get.
 type lossPipeline struct {
 	db        *database
+	accounts  *account.Store
 	hist      *history.Store
 	anchors   *anchors.Service
 	facts     *facts.Store
@@ -254,25 +248,20 @@ type lossPipeline struct {
 	budget    int // search budget
 }
 
-func newLossPipeline(db *database, cfg Config, l *slog.Logger, window, step int) *lossPipeline {
-	hist := history.NewStore(db.pool)
-	factStore := facts.NewStore(db.pool, facts.Config{
-		Caps:   facts.Caps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
-		Budget: cfg.FactBudget,
-	}, l)
-	return &lossPipeline{
-		db:   db,
-		hist: hist,
-		anchors: anchors.NewService(db.pool, anchors.ServiceConfig{
-			Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
-		}, nil, l, nil),
-		facts:     factStore,
-		compactor: history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: window, SummaryChars: lossSummaryChars}, l),
-		searcher:  search.NewSearcher(db.pool),
-		window:    window,
-		step:      step,
-		budget:    cfg.SearchBudget,
+// newLossPipeline is the pipeline of Yakor as app.New builds it from cfg,
+// on the owner's pool (no row-level security), with compaction and facts
+// on, the compactor's window and threshold window and its summary at most
+// lossSummaryChars, and every model offline; step is as lossOptions'.
+func newLossPipeline(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, window, step int) (*lossPipeline, error) {
+	cfg.WindowChars = window
+	cfg.Compaction, cfg.Facts, cfg.SearchSemantic = true, true, false
+	a, err := newApp(ctx, cfg, log, db.Database, app.WithTenantDB(db.Owner), app.WithInlineJobs(),
+		app.WithTuning(func(t *app.Tuning) { t.Compact.SummaryChars = lossSummaryChars }))
+	if err != nil {
+		return nil, err
 	}
+	return &lossPipeline{db: db, accounts: a.Accounts, hist: a.History, anchors: a.Anchors, facts: a.Facts, compactor: a.Compactor,
+		searcher: a.Searcher, window: window, step: step, budget: cfg.SearchBudget}, nil
 }
 
 // grow imports msgs into a new thread of scope, p.step messages at a time
@@ -296,7 +285,7 @@ func (p *lossPipeline) grow(ctx context.Context, scope yakor.Scope, title string
 			return scope, nil, err
 		}
 	}
-	rows, err := p.db.pool.Query(ctx, `SELECT id FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind <> 'summary' ORDER BY id`,
+	rows, err := p.db.Owner.Query(ctx, `SELECT id FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind <> 'summary' ORDER BY id`,
 		scope.TenantID, scope.ThreadID)
 	if err != nil {
 		return scope, nil, err
@@ -315,7 +304,7 @@ func (p *lossPipeline) grow(ctx context.Context, scope yakor.Scope, title string
 // anchors, facts, compaction (which flushes facts itself, too).
 func (p *lossPipeline) run(ctx context.Context, scope yakor.Scope) error {
 	var last int64
-	if err := p.db.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind <> 'summary'`,
+	if err := p.db.Owner.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind <> 'summary'`,
 		scope.TenantID, scope.ThreadID).Scan(&last); err != nil {
 		return err
 	}
@@ -329,7 +318,7 @@ func (p *lossPipeline) run(ctx context.Context, scope yakor.Scope) error {
 			return err
 		}
 		var cursor int64
-		if err := p.db.pool.QueryRow(ctx, `SELECT coalesce(max(through_id), 0) FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`,
+		if err := p.db.Owner.QueryRow(ctx, `SELECT coalesce(max(through_id), 0) FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`,
 			scope.TenantID, scope.ThreadID).Scan(&cursor); err != nil {
 			return err
 		}

@@ -83,7 +83,7 @@ func (p *lossPipeline) layers(ctx context.Context, scope yakor.Scope, stats *los
 		}
 	}
 	var summary string
-	if err := p.db.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(chars), 0),
+	if err := p.db.Owner.QueryRow(ctx, `SELECT count(*), coalesce(sum(chars), 0),
     coalesce((SELECT content FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind = 'summary' ORDER BY id DESC LIMIT 1), '')
 FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind = 'summary'`, scope.TenantID, scope.ThreadID).Scan(&stats.Summaries, &stats.SummaryRowsChars, &summary); err != nil {
 		return lossLayers{}, err
@@ -293,7 +293,7 @@ func (p *lossPipeline) search(ctx context.Context, scope yakor.Scope, question s
 func (p *lossPipeline) conversation(ctx context.Context, scope yakor.Scope, c locomoConv) ([]lossScore, lossLayers, lossThreadStats, error) {
 	stats := lossThreadStats{ID: c.id, Messages: len(c.msgs)}
 	start := time.Now()
-	before, err := locomoLoad(ctx, p.db, scope, c)
+	before, err := locomoLoad(ctx, p.db, p.hist, scope, c)
 	if err != nil {
 		return nil, lossLayers{}, stats, err
 	}

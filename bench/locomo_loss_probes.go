@@ -143,16 +143,6 @@ func lossStatesProbe(text string) bool {
 	return false
 }
 
-// lossChitChat makes one line of everyday chat.
-func lossChitChat(rng *rand.Rand) string {
-	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
-	return pick("My sister", "A friend from the choir", "Our neighbour", "The kids", "My cousin", "An old classmate", "My partner", "The volunteers at the shelter") + " " +
-		pick("went hiking near", "spent the afternoon at", "told me a story about", "started a class at", "took photos of", "painted a picture of", "wrote a poem about", "volunteered at") + " " +
-		pick("the lake", "the old bridge", "the farmers market", "the library", "the community garden", "the museum", "the harbour", "a pottery studio", "the animal shelter", "the park") + " " +
-		pick("last weekend", "on Tuesday", "yesterday evening", "this morning", "a few days ago", "over the holidays") + ". " +
-		pick("It was lovely.", "We laughed a lot.", "I felt so calm afterwards.", "It reminded me of my childhood.", "I can't wait to go back.", "What do you think?", "Have you ever tried it?")
-}
-
 // lossRows are the table's rows.
 var lossRows = []struct {
 	name       string

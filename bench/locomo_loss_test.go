@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"yakor/account"
+	"yakor/app"
 	"yakor/history"
 	"yakor/postgres/pgtest"
 	"yakor/words"
@@ -224,8 +225,8 @@ func checkProbes(t *testing.T, probes []lossProbe) {
 // looks for the planted facts in its last prompt.
 func TestLossProbes(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t)
-	cfg, err := parseConfig(newFlagSet("test", nil, io.Discard, io.Discard), nil, func(string) string { return "" })
+	pool, svc := pgtest.NewService(t)
+	cfg, err := app.Parse(newFlagSet("test", nil, io.Discard, io.Discard), nil, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,10 @@ func TestLossProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newLossPipeline(&database{pool: pool}, cfg, pgtest.Logger(t), 8000, 2)
+	p, err := newLossPipeline(ctx, &database{Database: &app.Database{Owner: pool, Tenant: svc}}, cfg, pgtest.Logger(t), 8000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	filler := lossFiller(nil, 800)
 	probes, stats, err := p.probes(ctx, scope, filler)
 	if err != nil {

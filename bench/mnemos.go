@@ -2,19 +2,20 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"yakor/llm"
+	"yakor"
+	"yakor/app"
 	"yakor/mnemos"
+	"yakor/turn"
 )
 
 // runBenchMnemos measures long-term memory's few-shot recall with many
@@ -23,76 +24,126 @@ import (
 // embedded with the offline embedder and COPY'd in; then Store.Recall on
 // fresh questions, the L1 query's plan, and the cost recall adds to a turn.
 func runBenchMnemos(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench mnemos", args, stdout, stderr)
-	entries := fs.Int("entries", 100_000, "L1 experiences (graded examples) to load, spread evenly over --tenants; 1% as many L2 notes and 2% as many L3 warnings are added")
-	queries := fs.Int("queries", 300, "recalls measured: a third paraphrases of loaded questions, a third new questions on the same themes, a third unrelated")
-	turns := fs.Int("turns", 200, "turns measured without and with recall each, alternating")
-	tenants := fs.Int("tenants", 1, "tenants the entries are spread over; the first is measured")
-	messages := fs.Int("messages", 1000, "messages in the thread of the per-turn measurement")
-	withIndex := fs.Bool("load-with-index", false, "COPY into the live HNSW indexes instead of dropping them and building them after the load")
-	workMem := fs.String("maintenance-work-mem", "1GB", "maintenance_work_mem of the session that builds the HNSW indexes")
+	fs := newFlagSet("mnemos", args, stdout, stderr)
+	var o mnemosOptions
+	fs.IntVar(&o.entries, "entries", 100_000, "L1 experiences (graded examples) to load, spread evenly over --tenants; 1% as many L2 notes and 2% as many L3 warnings are added")
+	fs.IntVar(&o.queries, "queries", 300, "recalls measured: a third paraphrases of loaded questions, a third new questions on the same themes, a third unrelated")
+	fs.IntVar(&o.turns, "turns", 200, "turns measured without and with recall each, alternating")
+	fs.IntVar(&o.tenants, "tenants", 1, "tenants the entries are spread over; the first is measured")
+	fs.IntVar(&o.messages, "messages", 1000, "messages in the thread of the per-turn measurement")
+	fs.BoolVar(&o.withIndex, "load-with-index", false, "COPY into the live HNSW indexes instead of dropping them and building them after the load")
+	fs.StringVar(&o.workMem, "maintenance-work-mem", "1GB", "maintenance_work_mem of the session that builds the HNSW indexes")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	cfg, err := parseConfig(fs, args, getenv)
-	if err != nil {
-		return err
-	}
-	cfg.DataDir = *benchDir
+	cfg, err := parseFlags(fs, args, getenv)
 	switch {
-	case *entries <= 0 || *queries <= 0 || *turns <= 0 || *messages < 0:
+	case err != nil:
+		return err
+	case o.entries <= 0 || o.queries <= 0 || o.turns <= 0 || o.messages < 0:
 		return errors.New("bench mnemos: --entries, --queries and --turns must be positive, --messages not negative")
-	case *tenants < 1 || *tenants > *entries:
+	case o.tenants < 1 || o.tenants > o.entries:
 		return errors.New("bench mnemos: --tenants must be between 1 and --entries")
 	case cfg.MemoryBudget == 0:
 		return errors.New("bench mnemos: --memory-budget is 0: recall is off")
 	}
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
-
-	rep := mnemosReport{Tenants: *tenants, Queries: *queries, Turns: *turns, ThreadMessages: *messages, MemoryBudget: cfg.MemoryBudget, MinScore: cfg.MemoryMinScore}
-	space := mnemos.NewSpace(db.pool, llm.NewOffline(), log)
-	spaceID, dims, err := space.ID(ctx)
+	defer db.Close()
+	rep, err := benchMnemos(ctx, db, cfg, log, o, stderr)
 	if err != nil {
 		return err
 	}
-	rep.Space, rep.Dims = spaceID, dims
+	printMnemos(stdout, rep)
+	return writeJSON(*jsonPath, rep)
+}
 
+// mnemosOptions are the settings of one mnemos run.
+type mnemosOptions struct {
+	entries, queries, turns, tenants, messages int
+	withIndex                                  bool
+	workMem                                    string
+}
+
+// mnemosApps are Yakor as app.New builds it from cfg, twice: without
+// long-term memory in prompts (memory budget 0) and with it. Both run on
+// the owner's pool, with anchoring off, no history search offered to the
+// model, and their post-turn jobs kept in memory and never run: the per-turn
+// figures are the prompt's layers alone.
+func mnemosApps(ctx context.Context, db *database, cfg app.Config, log *slog.Logger) (off, on *app.App, err error) {
+	cfg.AnchorMode, cfg.SearchRounds = turn.AnchorOff, 0
+	opts := []app.Option{app.WithTenantDB(db.Owner), app.WithInlineJobs()}
+	if on, err = newApp(ctx, cfg, log, db.Database, opts...); err != nil {
+		return nil, nil, err
+	}
+	cfg.MemoryBudget = 0
+	off, err = newApp(ctx, cfg, log, db.Database, opts...)
+	return off, on, err
+}
+
+// benchMnemos loads the experiences and measures recall, its query's plan
+// and accuracy, and what it adds to a turn.
+func benchMnemos(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, o mnemosOptions, stderr io.Writer) (mnemosReport, error) {
+	rep := mnemosReport{Tenants: o.tenants, Queries: o.queries, Turns: o.turns, ThreadMessages: o.messages, MemoryBudget: cfg.MemoryBudget, MinScore: cfg.MemoryMinScore}
+	off, on, err := mnemosApps(ctx, db, cfg, log)
+	if err != nil {
+		return rep, err
+	}
+	space := on.Memory.Space()
+	if rep.Space, rep.Dims, err = space.ID(ctx); err != nil {
+		return rep, err
+	}
 	gen := mnemosThemes
-	ld, err := loadMnemos(ctx, db, space, gen, *entries, *tenants, *withIndex, *workMem, stderr)
+	ld, err := loadMnemos(ctx, db, space, gen, o, stderr)
 	if ld != nil {
 		defer func() {
 			for _, s := range ld.scopes {
-				_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, s.TenantID)
+				deleteTenant(db.Database, s.TenantID)
 			}
 		}()
 	}
 	if err != nil {
-		return err
+		return rep, err
 	}
 	rep.Loaded, rep.MeasuredTenant = ld.total, ld.measured
 	rep.LoadSeconds, rep.CopySeconds, rep.IndexSeconds, rep.VacuumSeconds = ld.took.Seconds(), ld.copyTook.Seconds(), ld.indexTook.Seconds(), ld.vacuumTook.Seconds()
 	rep.IndexLoad = ld.strategy
 	scope := ld.scopes[0]
-
-	store := mnemos.NewStore(db.pool, space, mnemos.Config{
-		MergeThreshold: cfg.MemoryMerge,
-		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore},
-	}, log, nil)
-
-	// Recall on fresh questions.
-	fmt.Fprintf(stderr, "bench mnemos: %d recalls…\n", *queries)
+	fmt.Fprintf(stderr, "bench mnemos: %d recalls…\n", o.queries)
 	rng := rand.New(rand.NewPCG(11, 13))
-	asks := make([]mnemosAsk, *queries)
+	asks := make([]mnemosAsk, o.queries)
 	for i := range asks {
 		asks[i] = gen.ask(rng, ld.sample, i)
 	}
-	for i := range 20 { // warm-up, on questions not measured
-		a := gen.ask(rng, ld.sample, i)
+	if rep.Recall, err = mnemosRecalls(ctx, on.Memory, scope, gen, rng, ld.sample, asks); err != nil {
+		return rep, err
+	}
+	// The L1 query's plan, its first (custom) plan and the one a pooled
+	// connection settles on after running it a few times, and the index's
+	// accuracy against an exact scan.
+	fmt.Fprintln(stderr, "bench mnemos: plans and index accuracy…")
+	if rep.Plan, err = explainMnemos(ctx, db, space, scope, asks); err != nil {
+		return rep, err
+	}
+	if rep.Accuracy, err = mnemosAccuracy(ctx, db, space, scope, asks[:min(60, len(asks))]); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(stderr, "bench mnemos: %d turns without and with recall on a thread of %d messages…\n", o.turns, o.messages)
+	if rep.TurnOff, rep.TurnOn, err = benchMnemosTurns(ctx, db, [2]*app.App{off, on}, scope, gen, ld.sample, o.messages, o.turns); err != nil {
+		return rep, err
+	}
+	rep.CostAddedMS = rep.TurnOn.MemoryP50 - rep.TurnOff.MemoryP50
+	rep.CostAddedNoSearchMS = rep.TurnOn.NoSearchP50 - rep.TurnOff.NoSearchP50
+	return rep, nil
+}
+
+// mnemosRecalls measures store.Recall on asks, after 20 of warm-up on
+// questions not measured: all of them, then by kind.
+func mnemosRecalls(ctx context.Context, store *mnemos.Store, scope yakor.Scope, gen *mnemosGen, rng *rand.Rand, sample []mnemosQ, asks []mnemosAsk) ([]mnemosRecall, error) {
+	for i := range 20 {
+		a := gen.ask(rng, sample, i)
 		if _, err := store.Recall(ctx, scope, a.text, a.lang); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	byKind := map[string]*mnemosSamples{}
@@ -101,9 +152,9 @@ func runBenchMnemos(ctx context.Context, args []string, stdout, stderr io.Writer
 		start := time.Now()
 		r, err := store.Recall(ctx, scope, a.text, a.lang)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		took := float64(time.Since(start).Microseconds()) / 1000
+		took := ms(time.Since(start))
 		for _, s := range []*mnemosSamples{all, byKind[a.kind]} {
 			if s == nil {
 				s = &mnemosSamples{}
@@ -112,46 +163,13 @@ func runBenchMnemos(ctx context.Context, args []string, stdout, stderr io.Writer
 			s.add(took, r)
 		}
 	}
-	rep.Recall = append(rep.Recall, all.row("all"))
+	out := []mnemosRecall{all.row("all")}
 	for _, k := range mnemosKinds {
 		if s := byKind[k]; s != nil {
-			rep.Recall = append(rep.Recall, s.row(k))
+			out = append(out, s.row(k))
 		}
 	}
-
-	// The L1 query's plan, its first (custom) plan and the one a pooled
-	// connection settles on after running it a few times, and the index's
-	// accuracy against an exact scan.
-	fmt.Fprintln(stderr, "bench mnemos: plans and index accuracy…")
-	rep.Plan, err = explainMnemos(ctx, db, space, scope, asks)
-	if err != nil {
-		return err
-	}
-	rep.Accuracy, err = mnemosAccuracy(ctx, db, space, scope, asks[:min(60, len(asks))])
-	if err != nil {
-		return err
-	}
-
-	// The cost recall adds to a turn.
-	fmt.Fprintf(stderr, "bench mnemos: %d turns without and with recall on a thread of %d messages…\n", *turns, *messages)
-	rep.TurnOff, rep.TurnOn, err = benchMnemosTurns(ctx, db, cfg, log, store, scope, gen, ld.sample, *messages, *turns)
-	if err != nil {
-		return err
-	}
-	rep.CostAddedMS = rep.TurnOn.MemoryP50 - rep.TurnOff.MemoryP50
-	rep.CostAddedNoSearchMS = rep.TurnOn.NoSearchP50 - rep.TurnOff.NoSearchP50
-
-	printMnemos(stdout, rep)
-	if *jsonPath != "" {
-		out, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // mnemosReport is the benchmark's result, as --json writes it.

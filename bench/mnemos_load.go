@@ -38,14 +38,15 @@ type mnemosLoaded struct {
 // indexes are dropped first and built again afterwards, with the very
 // definitions they had: one bulk build is much faster than as many inserts
 // into the graph.
-func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mnemosGen, entries, tenants int, keep bool, workMem string, stderr io.Writer) (*mnemosLoaded, error) {
+func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mnemosGen, o mnemosOptions, stderr io.Writer) (*mnemosLoaded, error) {
+	entries, tenants, keep, workMem := o.entries, o.tenants, o.withIndex, o.workMem
 	start := time.Now()
 	ld := &mnemosLoaded{}
 	spaceID, _, err := space.ID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	accounts := account.NewStore(db.pool)
+	accounts := account.NewStore(db.Owner)
 	for t := range tenants {
 		s, err := accounts.CreateTenantUser(ctx, fmt.Sprintf("bench-mnemos-%d", t))
 		if err != nil {
@@ -61,7 +62,7 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 		return ld, fmt.Errorf("bench mnemos: space %d has %d HNSW indexes on experiences, want 3", spaceID, len(defs))
 	}
 	var others int
-	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM experiences WHERE space_id = $1`, spaceID).Scan(&others); err != nil {
+	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM experiences WHERE space_id = $1`, spaceID).Scan(&others); err != nil {
 		return ld, err
 	}
 	rebuild := !keep && others == 0
@@ -73,14 +74,14 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 	default:
 		ld.strategy = "dropped, built after the load with maintenance_work_mem " + workMem
 		for _, d := range defs {
-			if _, err := db.pool.Exec(ctx, `DROP INDEX `+pgx.Identifier{d.name}.Sanitize()); err != nil {
+			if _, err := db.Owner.Exec(ctx, `DROP INDEX `+pgx.Identifier{d.name}.Sanitize()); err != nil {
 				return ld, err
 			}
 		}
 		// Whatever happens, the indexes are there again afterwards.
 		defer func() {
 			for _, d := range defs {
-				_, _ = db.pool.Exec(context.WithoutCancel(ctx), strings.Replace(d.def, "CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+				_, _ = db.Owner.Exec(context.WithoutCancel(ctx), strings.Replace(d.def, "CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
 			}
 		}()
 	}
@@ -110,7 +111,7 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 
 	if rebuild {
 		indexStart := time.Now()
-		conn, err := db.pool.Acquire(ctx)
+		conn, err := db.Owner.Acquire(ctx)
 		if err != nil {
 			return ld, err
 		}
@@ -140,7 +141,7 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 	// VACUUM too, as a table in steady state would be: an autovacuum of
 	// the fresh rows would otherwise run during the measurements.
 	vacuumStart := time.Now()
-	if _, err := db.pool.Exec(ctx, `VACUUM (ANALYZE) experiences`); err != nil {
+	if _, err := db.Owner.Exec(ctx, `VACUUM (ANALYZE) experiences`); err != nil {
 		return ld, err
 	}
 	ld.vacuumTook = time.Since(vacuumStart)
@@ -152,7 +153,7 @@ type mnemosIndexDef struct{ name, def string }
 
 // mnemosIndexDefs lists the space's HNSW indexes on experiences, by name.
 func mnemosIndexDefs(ctx context.Context, db *database, space int32) ([]mnemosIndexDef, error) {
-	rows, err := db.pool.Query(ctx, `SELECT c.relname::text, pg_get_indexdef(i.indexrelid)
+	rows, err := db.Owner.Query(ctx, `SELECT c.relname::text, pg_get_indexdef(i.indexrelid)
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 WHERE i.indrelid = 'experiences'::regclass AND c.relname LIKE 'experiences\_vec\_s' || $1::int || '\_l%'
 ORDER BY c.relname`, space)
@@ -223,7 +224,7 @@ func copyMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 		if err != nil {
 			return err
 		}
-		_, err = db.pool.CopyFrom(ctx, pgx.Identifier{"experiences"},
+		_, err = db.Owner.CopyFrom(ctx, pgx.Identifier{"experiences"},
 			[]string{"tenant_id", "level", "topic", "question", "answer", "reason", "score", "source", "source_message_ids", "space_id", "embedding"},
 			pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 				r := rows[i]
@@ -273,7 +274,7 @@ func explainMnemos(ctx context.Context, db *database, space *mnemos.Space, scope
 		_, v, err := space.EmbedOne(ctx, asks[i%len(asks)].text)
 		return v, err
 	}
-	conn, err := db.pool.Acquire(ctx)
+	conn, err := db.Owner.Acquire(ctx)
 	if err != nil {
 		return p, err
 	}
@@ -378,14 +379,14 @@ func mnemosAccuracy(ctx context.Context, db *database, space *mnemos.Space, scop
 			return nil, err
 		}
 		t := time.Now()
-		approx, err := sims(db.pool, v)
+		approx, err := sims(db.Owner, v)
 		if err != nil {
 			return nil, err
 		}
 		approxMS := float64(time.Since(t).Microseconds()) / 1000
 		var exact []float64
 		var exactMS float64
-		err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		err = pgx.BeginFunc(ctx, db.Owner, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `SET LOCAL enable_indexscan = off`); err != nil {
 				return err
 			}

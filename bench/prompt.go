@@ -2,27 +2,18 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"log/slog"
-	"os"
-	"slices"
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"yakor"
 	"yakor/account"
-	"yakor/anchors"
-	"yakor/facts"
+	"yakor/app"
 	"yakor/history"
-	"yakor/llm"
-	"yakor/mnemos"
-	"yakor/sufler"
 	"yakor/turn"
 )
 
@@ -32,26 +23,24 @@ import (
 // long-term memory, search), the offline model answering, beside what a
 // client sending the whole conversation each time would send.
 func runBenchPrompt(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench prompt", args, stdout, stderr)
+	fs := newFlagSet("prompt", args, stdout, stderr)
 	turns := fs.Int("turns", 2000, "turns of the conversation")
 	every := fs.Int("every", 100, "a table row every this many turns")
 	dataPath := fs.String("data", lossDefaultData, "locomo10.json, whose messages are the user's (in order; generated chat when it is missing or runs out)")
 	pngPath := fs.String("png", "", "also draw the sizes into this PNG file")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	cfg, err := parseConfig(fs, args, getenv)
+	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir = *benchDir
 	if *turns <= 0 || *every <= 0 {
 		return errors.New("bench prompt: --turns and --every must be positive")
 	}
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
+	defer db.Close()
 	msgs, source := promptMessages(*dataPath, *turns)
 	r, err := benchPrompt(ctx, db, cfg, log, msgs, source, stderr)
 	if err != nil {
@@ -65,14 +54,8 @@ func runBenchPrompt(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("bench prompt: %w", err)
 		}
 	}
-	if *jsonPath != "" {
-		out, err := json.MarshalIndent(r.thinned(10), "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonPath, append(out, '\n'), 0o644); err != nil {
-			return fmt.Errorf("bench prompt: %w", err)
-		}
+	if err := writeJSON(*jsonPath, r.thinned(10)); err != nil {
+		return fmt.Errorf("bench prompt: %w", err)
 	}
 	return nil
 }
@@ -139,85 +122,53 @@ func (r promptResult) thinned(step int) promptResult {
 // at returns the point of turn t (1-based).
 func (r promptResult) at(t int) promptPoint { return r.Points[t-1] }
 
-// benchPrompt runs a turn for each of messages in a new thread of a new tenant through the
-// engine, as `yakor serve` builds it with the offline models, the
-// post-turn jobs run after each turn (as an idle worker would take them),
-// and reads each turn's trace.
-func benchPrompt(ctx context.Context, db *database, cfg Config, log *slog.Logger, messages []string, source string, stderr io.Writer) (promptResult, error) {
+// benchPrompt runs a turn for each of messages in a new thread of a new
+// tenant through Yakor as app.New builds it for yakor serve from cfg (the
+// offline models, async anchoring), the post-turn jobs run after each turn
+// (as an idle worker would take them), and reads each turn's trace.
+func benchPrompt(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, messages []string, source string, stderr io.Writer) (promptResult, error) {
 	start := time.Now()
 	turns := len(messages)
 	r := promptResult{Turns: turns, WindowChars: cfg.WindowChars, Layers: promptLayers, Messages: source, Step: 1}
-	scope, err := account.NewStore(db.pool).CreateTenantUser(ctx, "bench prompt")
+	scope, err := account.NewStore(db.Owner).CreateTenantUser(ctx, "bench prompt")
 	if err != nil {
 		return r, err
 	}
-	defer func() {
-		_, _ = db.pool.Exec(context.Background(), `DELETE FROM tenants WHERE id = $1`, scope.TenantID)
-	}()
+	defer deleteTenant(db.Database, scope.TenantID)
+	cfg.AnchorMode = turn.AnchorAsync
+	a, err := newApp(ctx, cfg, log, db.Database, app.WithLocalScope(scope), app.WithInlineJobs())
+	if err != nil {
+		return r, err
+	}
 	ctx = scope.Context(ctx)
-	hist := history.NewStore(db.svc)
-	th, err := hist.CreateThread(ctx, scope, history.ThreadCreate{Title: "bench prompt"})
+	th, err := a.History.CreateThread(ctx, scope, history.ThreadCreate{Title: "bench prompt"})
 	if err != nil {
 		return r, err
 	}
 	scope = scope.WithThread(th.ID)
-
-	// As runServe builds them, every model offline.
-	anchorSvc := anchors.NewService(db.svc, anchors.ServiceConfig{
-		Decide: anchors.Config{CharThreshold: cfg.AnchorThreshold}, BlockBudget: cfg.AnchorBudget,
-	}, nil, log, nil)
-	memory := mnemos.NewStore(db.svc, mnemos.NewSpace(db.pool, llm.NewOffline(), log), mnemos.Config{
-		MergeThreshold: cfg.MemoryMerge,
-		Recall:         mnemos.RecallConfig{Budget: cfg.MemoryBudget, MinSimilarity: cfg.MemoryMinScore, Off: cfg.MemoryBudget == 0},
-	}, log, nil)
-	factStore := facts.NewStore(db.svc, facts.Config{
-		Caps:   facts.Caps{Chat: cfg.FactCapChat, User: cfg.FactCapUser, Project: cfg.FactCapProject},
-		Budget: cfg.FactBudget,
-	}, log)
-	engine := turn.NewEngine(db.svc, llm.NewOffline(), turn.Config{
-		WindowChars: cfg.WindowChars, MaxMessageChars: cfg.MaxMessageChars, SearchRounds: searchRounds(cfg.SearchRounds),
-		SearchBudget: cfg.SearchBudget, AnchorMode: turn.AnchorAsync, FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget,
-	}, log, nil).WithAnchors(anchorSvc).WithMemory(memory, cfg.MemoryBudget).WithFacts(factStore)
-	grader := sufler.NewService(sufler.NewGrader(nil, ""), memory, hist, engine, log, nil)
-	after := &inlineJobs{anchors: anchorSvc, grader: grader, facts: factStore,
-		compact: history.NewCompactor(hist, factStore, nil, history.CompactConfig{WindowChars: cfg.WindowChars}, log)}
-	engine = engine.WithJobs(after)
-
 	full := 0 // characters of the messages so far
-	for i := range turns {
-		msg := messages[i]
-		out, err := engine.Send(ctx, scope, turn.Input{Content: msg}, func(turn.Event) error { return nil })
+	for i, msg := range messages {
+		out, err := a.Engine.Send(ctx, scope, turn.Input{Content: msg}, func(turn.Event) error { return nil })
 		if err != nil {
 			return r, fmt.Errorf("bench prompt: turn %d: %w", i+1, err)
 		}
-		tr, err := engine.FindTrace(ctx, scope, out.TurnID)
+		p, err := promptPointOf(ctx, db, a, scope, out.TurnID)
 		if err != nil {
 			return r, err
 		}
-		p := promptPoint{Turn: i + 1, Chars: tr.PromptChars, Layers: map[string]int{}, Searches: len(tr.Searches)}
-		for _, l := range tr.Layers {
-			p.Layers[l.Name] += l.Chars
-			if l.Name == turn.LayerWindow {
-				summary, err := summaryChars(ctx, db, scope, l.MessageIDs)
-				if err != nil {
-					return r, err
-				}
-				p.Layers["summary"] += summary
-				p.Layers[turn.LayerWindow] -= summary
-			}
-		}
+		p.Turn = i + 1
 		full += utf8.RuneCountInString(msg)
 		p.Full = p.Layers[turn.LayerSystem] + full
 		full += out.Reply.Chars
 		r.Points = append(r.Points, p)
-		if err := after.run(ctx); err != nil {
+		if err := a.Inline.RunPending(ctx); err != nil {
 			return r, fmt.Errorf("bench prompt: jobs after turn %d: %w", i+1, err)
 		}
 		if (i+1)%250 == 0 {
 			fmt.Fprintf(stderr, "bench prompt: %d of %d turns (%.0f s): prompt %d chars, full context %d\n", i+1, turns, time.Since(start).Seconds(), p.Chars, p.Full)
 		}
 	}
-	err = db.pool.QueryRow(ctx, `SELECT
+	err = db.Owner.QueryRow(ctx, `SELECT
     (SELECT count(*) FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind = 'summary'),
     (SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2),
     (SELECT count(*) FROM facts WHERE tenant_id = $1 AND valid_to IS NULL),
@@ -230,66 +181,34 @@ func benchPrompt(ctx context.Context, db *database, cfg Config, log *slog.Logger
 	return r, nil
 }
 
+// promptPointOf reads a turn's prompt from its trace: its characters by
+// layer, the window's summary row counted apart from the window.
+func promptPointOf(ctx context.Context, db *database, a *app.App, scope yakor.Scope, turnID string) (promptPoint, error) {
+	tr, err := a.Engine.FindTrace(ctx, scope, turnID)
+	if err != nil {
+		return promptPoint{}, err
+	}
+	p := promptPoint{Chars: tr.PromptChars, Layers: map[string]int{}, Searches: len(tr.Searches)}
+	for _, l := range tr.Layers {
+		p.Layers[l.Name] += l.Chars
+		if l.Name == turn.LayerWindow {
+			summary, err := summaryChars(ctx, db, scope, l.MessageIDs)
+			if err != nil {
+				return p, err
+			}
+			p.Layers["summary"] += summary
+			p.Layers[turn.LayerWindow] -= summary
+		}
+	}
+	return p, nil
+}
+
 // summaryChars is the characters of the summary rows among ids.
 func summaryChars(ctx context.Context, db *database, scope yakor.Scope, ids []int64) (int, error) {
 	var n int
-	err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(chars), 0) FROM messages WHERE tenant_id = $1 AND id = ANY($2) AND kind = 'summary'`,
+	err := db.Owner.QueryRow(ctx, `SELECT coalesce(sum(chars), 0) FROM messages WHERE tenant_id = $1 AND id = ANY($2) AND kind = 'summary'`,
 		scope.TenantID, ids).Scan(&n)
 	return n, err
-}
-
-// inlineJobs is the job queue of one benchmark thread: it keeps what a turn
-// enqueues and runs it when asked, with the services the queue's workers
-// call, in the order an idle worker of each queue would finish them.
-type inlineJobs struct {
-	anchors interface {
-		Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
-	}
-	grader interface {
-		GradeReply(ctx context.Context, scope yakor.Scope, replyID int64, final bool) error
-	}
-	facts interface {
-		Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
-	}
-	compact interface {
-		CompactAll(ctx context.Context, scope yakor.Scope) (int, error)
-	}
-	pending []inlineJob
-}
-
-type inlineJob struct {
-	scope yakor.Scope
-	after turn.AfterTurn
-}
-
-// EnqueueAfterTurn keeps the turn's work for run.
-func (j *inlineJobs) EnqueueAfterTurn(_ context.Context, _ pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
-	j.pending = append(j.pending, inlineJob{scope: scope, after: a})
-	return nil
-}
-
-// run does the work kept since the last run.
-func (j *inlineJobs) run(ctx context.Context) error {
-	pending := slices.Clone(j.pending)
-	j.pending = j.pending[:0]
-	for _, p := range pending {
-		ctx := p.scope.Context(ctx)
-		if p.after.Anchor {
-			if _, err := j.anchors.Process(ctx, p.scope, p.after.ReplyID); err != nil {
-				return fmt.Errorf("anchors: %w", err)
-			}
-		}
-		if err := j.grader.GradeReply(ctx, p.scope, p.after.ReplyID, false); err != nil {
-			return fmt.Errorf("grade: %w", err)
-		}
-		if _, err := j.facts.Extract(ctx, p.scope, p.after.ReplyID); err != nil {
-			return fmt.Errorf("facts: %w", err)
-		}
-		if _, err := j.compact.CompactAll(ctx, p.scope); err != nil {
-			return fmt.Errorf("compact: %w", err)
-		}
-	}
-	return nil
 }
 
 // promptPrint writes the table: a row every every turns.

@@ -7,13 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
+	"yakor/app"
 	"yakor/search"
 )
 
@@ -25,26 +24,24 @@ import (
 // their own beside the benchmark's, which is kept and reused by the next
 // run of the same size.
 func runBenchSearch(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("bench search", args, stdout, stderr)
+	fs := newFlagSet("search", args, stdout, stderr)
 	total := fs.Int("messages", 1_000_000, "messages in the database")
 	big := fs.Int("big", 100_000, "messages in the one big thread")
 	queries := fs.Int("queries", 500, "searches measured on the big thread and on small threads each")
 	fresh := fs.Bool("fresh", false, "load the messages again even when an earlier run left them")
-	benchDir := fs.String("bench-dir", "./.yakor-bench", "private cluster folder for the benchmark (used without DATABASE_URL)")
-	cfg, err := parseConfig(fs, args, getenv)
+	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir = *benchDir
 	if *big > *total || *total <= 0 || *queries <= 0 {
 		return errors.New("bench search: --big must be at most --messages, and --queries positive")
 	}
-	db, log, err := openBenchDatabase(ctx, cfg, stderr)
+	db, log, err := openDatabase(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.close(log)
-	r, err := benchSearch(ctx, db, log, *total, *big, *queries, *fresh, stderr)
+	defer db.Close()
+	r, err := benchSearch(ctx, db, cfg, log, *total, *big, *queries, *fresh, stderr)
 	if err != nil {
 		return err
 	}
@@ -85,13 +82,13 @@ type searchThreads struct {
 
 // benchSearch loads (or reuses) the corpus of total messages and measures
 // queries searches on its big thread and as many on its small ones.
-func benchSearch(ctx context.Context, db *database, log *slog.Logger, total, big, queries int, fresh bool, stderr io.Writer) (searchResult, error) {
+func benchSearch(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, total, big, queries int, fresh bool, stderr io.Writer) (searchResult, error) {
 	c, err := openSearchCorpus(ctx, db, log, total, big, fresh, nil, stderr)
 	if err != nil {
 		return searchResult{}, err
 	}
-	defer c.db.close(log)
-	return c.measure(ctx, queries, stderr)
+	defer c.db.Close()
+	return c.measure(ctx, cfg, log, queries, stderr)
 }
 
 // searchCorpus is the search benchmark's loaded corpus, its database open.
@@ -105,8 +102,14 @@ type searchCorpus struct {
 }
 
 // measure runs queries searches on the big thread and as many on random
-// small threads.
-func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Writer) (searchResult, error) {
+// small threads, with history search as app.New builds it from cfg (on the
+// owner's pool, without the semantic leg: the corpus has no embeddings).
+func (c *searchCorpus) measure(ctx context.Context, cfg app.Config, log *slog.Logger, queries int, stderr io.Writer) (searchResult, error) {
+	cfg.SearchSemantic = false
+	a, err := newApp(ctx, cfg, log, c.db.Database, app.WithTenantDB(c.db.Owner), app.WithLocalScope(c.bigScope), app.WithInlineJobs())
+	if err != nil {
+		return searchResult{}, err
+	}
 	r := searchResult{Messages: c.total, Threads: len(c.small) + 1, Big: c.big, Queries: queries, Load: *c.load}
 	start := time.Now()
 	if err := c.prewarm(ctx); err != nil {
@@ -115,27 +118,24 @@ func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Write
 		r.PrewarmSeconds = time.Since(start).Seconds()
 	}
 	fmt.Fprintf(stderr, "bench search: %d messages: %d queries on the big thread, %d on small ones…\n", c.total, queries, queries)
-	searcher := search.NewSearcher(c.db.pool)
 	rng := rand.New(rand.NewPCG(7, 7))
 	measure := func(name string, size int, pick func() yakor.Scope) (searchThreads, error) {
-		var took []float64
+		var took samples
 		hits := 0
 		for i := range queries + 20 {
 			scope := pick()
-			res, err := searcher.Search(ctx, scope, c.words.query(rng), search.Options{})
+			res, err := a.Searcher.Search(ctx, scope, c.words.query(rng), search.Options{})
 			if err != nil {
 				return searchThreads{}, err
 			}
 			if i >= 20 { // warm-up
-				took = append(took, float64(res.Took.Microseconds())/1000)
+				took.add(ms(res.Took))
 				hits += len(res.Hits)
 			}
 		}
-		slices.Sort(took)
-		return searchThreads{Name: name, Messages: size, P50: pct(took, 50), P95: pct(took, 95), P99: pct(took, 99), Max: took[len(took)-1],
+		return searchThreads{Name: name, Messages: size, P50: took.pct(50), P95: took.pct(95), P99: took.pct(99), Max: took.max(),
 			Hits: float64(hits) / float64(queries)}, nil
 	}
-	var err error
 	if r.BigThread, err = measure("big", c.big, func() yakor.Scope { return c.bigScope }); err != nil {
 		return r, err
 	}
@@ -151,10 +151,10 @@ func (c *searchCorpus) measure(ctx context.Context, queries int, stderr io.Write
 // random threads then measure the search, not the disk, whether the corpus
 // was loaded just now (and so is cached) or by an earlier run.
 func (c *searchCorpus) prewarm(ctx context.Context) error {
-	if _, err := c.db.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_prewarm`); err != nil {
+	if _, err := c.db.Owner.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_prewarm`); err != nil {
 		return err
 	}
-	_, err := c.db.pool.Exec(ctx, `SELECT pg_prewarm(r, 'read') FROM (SELECT 'messages'::regclass AS r
+	_, err := c.db.Owner.Exec(ctx, `SELECT pg_prewarm(r, 'read') FROM (SELECT 'messages'::regclass AS r
 UNION ALL SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'messages'::regclass) AS rels`)
 	return err
 }
@@ -174,7 +174,7 @@ func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total
 		sizes = append(sizes, min(benchThreadSize, left))
 	}
 	load, sdb, scope, err := loadCorpus(ctx, db, log, name, fresh, pipe, stderr, func(ctx context.Context, sdb *database, scope yakor.Scope) ([]copyJob, error) {
-		threads, err := createBenchThreads(ctx, sdb.pool, scope, len(sizes), "bench")
+		threads, err := createBenchThreads(ctx, sdb.Owner, scope, len(sizes), "bench")
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total
 		err = fmt.Errorf("bench search: %s holds %d threads", name, len(scopes))
 	}
 	if err != nil {
-		sdb.close(log)
+		sdb.Close()
 		return nil, err
 	}
 	return &searchCorpus{db: sdb, words: words, total: total, big: big, bigScope: scopes[0], small: scopes[1:], load: load}, nil
@@ -200,7 +200,7 @@ func openSearchCorpus(ctx context.Context, db *database, log *slog.Logger, total
 
 // benchThreads lists the tenant's threads, the biggest first.
 func benchThreads(ctx context.Context, db *database, scope yakor.Scope) ([]yakor.Scope, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id::text FROM threads WHERE tenant_id = $1 ORDER BY message_count DESC, id`, scope.TenantID)
+	rows, err := db.Owner.Query(ctx, `SELECT id::text FROM threads WHERE tenant_id = $1 ORDER BY message_count DESC, id`, scope.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -213,63 +213,4 @@ func benchThreads(ctx context.Context, db *database, scope yakor.Scope) ([]yakor
 		out[i] = scope.WithThread(id)
 	}
 	return out, nil
-}
-
-// zipfCorpus makes text from a vocabulary whose word frequencies follow
-// Zipf's law, as natural language does.
-type zipfCorpus struct {
-	words []string
-}
-
-func newZipfCorpus(seed uint64) *zipfCorpus {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	syl := strings.Fields("ka ro mi te lu sa po ne vi da ko re na to li mo ру ка ло ми те ва до ре на ти ко ли ст пр ол ен")
-	seen := map[string]bool{}
-	var words []string
-	for len(words) < 50_000 {
-		var b strings.Builder
-		for range 2 + rng.IntN(3) {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		if w := b.String(); !seen[w] && len([]rune(w)) >= 4 {
-			seen[w] = true
-			words = append(words, w)
-		}
-	}
-	return &zipfCorpus{words: words}
-}
-
-// stream returns a generator of messages of its own (its own random
-// source, for loaders that run several at once), the same for the same
-// seed.
-func (c *zipfCorpus) stream(seed uint64) func() string {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	zipf := rand.NewZipf(rng, 1.07, 1, uint64(len(c.words)-1))
-	return func() string { return c.message(rng, zipf) }
-}
-
-// message is 8–60 words, sometimes with a number.
-func (c *zipfCorpus) message(rng *rand.Rand, zipf *rand.Zipf) string {
-	n := 8 + rng.IntN(53)
-	parts := make([]string, 0, n+1)
-	for range n {
-		parts = append(parts, c.words[zipf.Uint64()])
-	}
-	if rng.IntN(4) == 0 {
-		parts = append(parts, fmt.Sprint(100+rng.IntN(100_000)))
-	}
-	return strings.Join(parts, " ")
-}
-
-// query is two or three words of middling frequency (ranks 200–20,000),
-// and half the time a common one (rank < 200).
-func (c *zipfCorpus) query(rng *rand.Rand) string {
-	var parts []string
-	for range 2 + rng.IntN(2) {
-		parts = append(parts, c.words[200+rng.IntN(19_800)])
-	}
-	if rng.IntN(2) == 0 {
-		parts = append(parts, c.words[rng.IntN(200)])
-	}
-	return strings.Join(parts, " ")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"yakor/app"
 	"yakor/postgres"
 )
 
@@ -33,15 +34,15 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	}
 	quoted := pgx.Identifier{name}.Sanitize()
 	if fresh {
-		if _, err := db.pool.Exec(ctx, `DROP DATABASE IF EXISTS `+quoted+` WITH (FORCE)`); err != nil {
+		if _, err := db.Owner.Exec(ctx, `DROP DATABASE IF EXISTS `+quoted+` WITH (FORCE)`); err != nil {
 			return nil, "", fmt.Errorf("bench: drop database %s: %w", name, err)
 		}
 	}
 	var comment *string
-	err = db.pool.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment)
+	err = db.Owner.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		if _, err := db.pool.Exec(ctx, `CREATE DATABASE `+quoted); err != nil {
+		if _, err := db.Owner.Exec(ctx, `CREATE DATABASE `+quoted); err != nil {
 			return nil, "", fmt.Errorf("bench: create database %s (the benchmark's role needs CREATEDB, which its private cluster has): %w", name, err)
 		}
 	case err != nil:
@@ -57,14 +58,14 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	if err != nil {
 		return nil, "", err
 	}
-	sib = &database{url: u}
-	if sib.pool, err = postgres.Open(ctx, u, postgres.Options{}, log); err == nil {
-		if err = postgres.Migrate(ctx, sib.pool, log); err == nil {
-			sib.svc, err = postgres.OpenService(ctx, u, "", postgres.Options{}, log)
+	sib = &database{Database: &app.Database{}, url: u}
+	if sib.Owner, err = postgres.Open(ctx, u, postgres.Options{}, log); err == nil {
+		if err = postgres.Migrate(ctx, sib.Owner, log); err == nil {
+			sib.Tenant, err = postgres.OpenService(ctx, u, "", postgres.Options{}, log)
 		}
 	}
 	if err != nil {
-		sib.close(log)
+		sib.Close()
 		return nil, "", fmt.Errorf("bench: open database %s: %w", name, err)
 	}
 	return sib, done, nil
@@ -76,13 +77,13 @@ func (db *database) markComplete(ctx context.Context, name, done string) error {
 	if done == "" || strings.Contains(done, "'") {
 		return fmt.Errorf("bench: mark %s complete: %q is not a mark", name, done)
 	}
-	_, err := db.pool.Exec(ctx, `COMMENT ON DATABASE `+pgx.Identifier{name}.Sanitize()+` IS '`+siblingComplete+done+`'`)
+	_, err := db.Owner.Exec(ctx, `COMMENT ON DATABASE `+pgx.Identifier{name}.Sanitize()+` IS '`+siblingComplete+done+`'`)
 	return err
 }
 
 // dropSibling drops the sibling database name (closed first).
 func (db *database) dropSibling(ctx context.Context, name string) error {
-	_, err := db.pool.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`)
+	_, err := db.Owner.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`)
 	return err
 }
 
