@@ -3,7 +3,6 @@ package bench
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,13 +19,14 @@ import (
 )
 
 // runBenchAll runs the benchmarks behind docs/benchmarks.md and writes the
-// report: Markdown, JSON beside it, and the prompt-size chart.
+// report: Markdown, JSON beside it, and the prompt-size chart. A quick run
+// writes into the bench folder unless --out says otherwise.
 func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlagSet("all", args, stdout, stderr)
-	out := fs.String("out", "docs/benchmarks.md", "the report's Markdown file; the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
+	out := fs.String("out", "", "the report's Markdown file (default docs/benchmarks.md; with --quick, benchmarks-quick.md in the bench folder); the JSON goes beside it (.json) and the chart into the same folder (prompt-size.png)")
 	quick := fs.Bool("quick", false, "a small-scale run of every section, for checking the report end to end (its figures mean little)")
 	searchSizes := fs.String("search-messages", "", "messages in the database for the search section, comma-separated (default 1000000; 1000000,10000000 adds 10,000,000, whose first load takes about 25 minutes more on 2 cores: a loaded corpus is reused by later runs)")
-	dataPath := fs.String("data", lossDefaultData, "locomo10.json (LoCoMo section, and the prompt section's user messages)")
+	dataPath := fs.String("data", lossDefaultData, "LoCoMo's locomo10.json, for the LoCoMo section and the prompt section's user messages (docs/development.md says where to get it)")
 	only := fs.String("only", "", "run only these sections, comma-separated ("+allSectionKeys()+"); the report then holds only them")
 	fresh := fs.Bool("fresh", false, "load the turn and search corpora again even when an earlier run left them in the bench folder")
 	binary := fs.String("binary", "", "the yakor binary the throughput section serves under load (default: this one)")
@@ -34,23 +34,16 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if err != nil {
 		return err
 	}
-	scale := allFull
-	if *quick {
-		scale = allQuick
-	}
-	if *searchSizes != "" {
-		if scale.SearchSizes, err = parseCounts(*searchSizes, 1); err != nil {
-			return fmt.Errorf("bench all: --search-messages: %w", err)
-		}
-	}
-	for _, n := range scale.SearchSizes {
-		if n < scale.SearchBig {
-			return fmt.Errorf("bench all: --search-messages: %d is fewer than the big thread's %d messages", n, scale.SearchBig)
-		}
+	scale, err := allScaleOf(*quick, *searchSizes)
+	if err != nil {
+		return err
 	}
 	sections, err := pickSections(*only)
 	if err != nil {
 		return fmt.Errorf("bench all: --only: %w", err)
+	}
+	if *out == "" {
+		*out = allDefaultOut(*quick, cfg.DataDir)
 	}
 	start := time.Now()
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
@@ -71,21 +64,47 @@ func runBenchAll(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		rep.Order = append(rep.Order, s.key)
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	md := allMarkdown(rep, e)
-	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+	jsonPath := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".json"
+	if err := os.WriteFile(*out, []byte(allMarkdown(rep, e)), 0o644); err != nil {
 		return fmt.Errorf("bench all: %w", err)
 	}
-	raw, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	jsonPath := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".json"
-	if err := os.WriteFile(jsonPath, append(raw, '\n'), 0o644); err != nil {
+	if err := writeJSON(jsonPath, rep); err != nil {
 		return fmt.Errorf("bench all: %w", err)
 	}
 	fmt.Fprintf(stdout, "yakor bench all: wrote %s and %s in %.0f s\n\n", *out, jsonPath, rep.Seconds)
 	_, err = io.WriteString(stdout, allSummary(rep))
 	return err
+}
+
+// allDefaultOut is the report's Markdown file without --out: the
+// repository's docs/benchmarks.md, or for a quick run, whose figures are no
+// one's to keep, benchmarks-quick.md in the bench folder.
+func allDefaultOut(quick bool, benchDir string) string {
+	if quick {
+		return filepath.Join(benchDir, "benchmarks-quick.md")
+	}
+	return filepath.Join("docs", "benchmarks.md")
+}
+
+// allScaleOf is the run's scale: full or quick, with --search-messages'
+// sizes when given.
+func allScaleOf(quick bool, searchSizes string) (allScale, error) {
+	scale := allFull
+	if quick {
+		scale = allQuick
+	}
+	if searchSizes != "" {
+		var err error
+		if scale.SearchSizes, err = parseCounts(searchSizes, 1); err != nil {
+			return scale, fmt.Errorf("bench all: --search-messages: %w", err)
+		}
+	}
+	for _, n := range scale.SearchSizes {
+		if n < scale.SearchBig {
+			return scale, fmt.Errorf("bench all: --search-messages: %d is fewer than the big thread's %d messages", n, scale.SearchBig)
+		}
+	}
+	return scale, nil
 }
 
 // allSection is one section of the report: a benchmark run and what it

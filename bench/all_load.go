@@ -44,7 +44,7 @@ func allLoad(ctx context.Context, e *allEnv) (allPart, error) {
 			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", j.Kind, j.Done, j.Waiting, j.Failed)
 		}
 	}
-	b.WriteString("\nThe full load test (200 conversations × 50 turns, and with PostgreSQL restarted midway) is `yakor bench load`; see the README.\n")
+	b.WriteString("\nThe full load test (200 conversations × 50 turns, and with PostgreSQL restarted midway) is `yakor bench load` ([docs/development.md](development.md#benchmarks)).\n")
 	figs := []allFigure{
 		{Figure: fmt.Sprintf("Throughput, %d conversations at once", rep.Conversations), Value: fmt.Sprintf("%.1f turns/s", rep.TurnsPerSecond),
 			Detail: fmt.Sprintf("p50 %.0f ms, p99 %.0f ms per turn; %s turns, %d lost, %d duplicated", rep.LatencyP50Ms, rep.LatencyP99Ms, groupThousands(rep.Turns), c.Lost, c.Duplicated)},

@@ -190,7 +190,7 @@ func allMarkdown(rep allReport, e *allEnv) string {
 	b.WriteString("bin/yakor bench all --quick         # every section at a small scale (under a minute)\n")
 	b.WriteString("bin/yakor bench all --search-messages 1000000,10000000   # search at 10,000,000 messages too: about 25 minutes more, once\n```\n\n")
 	b.WriteString("The loaded corpora (the turn benchmark's threads, the search benchmark's messages) are kept as databases of their own in the bench folder and reused by the next run of the same size (`--fresh` loads them again); the turns run on a copy, so the corpus stays as loaded. " +
-		"The LoCoMo data is read from `../shared/bench/locomo/locomo10.json` (`--data`).\n")
+		"The LoCoMo sections read LoCoMo's locomo10.json, given with `--data` ([docs/development.md](development.md#benchmarks) says where to get it).\n")
 	return b.String()
 }
 

@@ -284,16 +284,20 @@ const promptChartFile = "prompt-size.png"
 func allLocomo(ctx context.Context, e *allEnv) (allPart, error) {
 	all, err := locomoRead(e.data)
 	if err != nil {
+		fmt.Fprintf(e.stderr, "bench all: LoCoMo evidence recall not measured: %v\n", err)
 		return allPart{
-			Body:    fmt.Sprintf("Not measured: the LoCoMo data could not be read (%v). It is locomo10.json from snap-research/locomo; `--data` names it.\n", err),
-			Figures: []allFigure{{Figure: "LoCoMo evidence recall", Value: "not measured", Detail: "no data"}},
+			Body: "Not measured: this run had no LoCoMo data. It is LoCoMo's locomo10.json, given with `--data`; " +
+				"[docs/development.md](development.md#benchmarks) says where to get it.\n",
+			Figures: []allFigure{{Figure: "LoCoMo evidence recall", Value: "not measured", Detail: "no LoCoMo data: locomo10.json, given with --data"}},
 		}, nil
 	}
 	convs := all
 	if n := e.scale.Conversations; n > 0 && n < len(all) {
 		convs = all[:n]
 	}
-	rep, err := benchLocomoLoss(ctx, e.db, e.cfg, e.log, e.data, all, convs, lossOptions{window: e.cfg.WindowChars, step: 2, exchanges: e.scale.ProbeExchanges}, e.stderr)
+	// The report names the data set by its file's name: where it lies is
+	// this machine's business.
+	rep, err := benchLocomoLoss(ctx, e.db, e.cfg, e.log, filepath.Base(e.data), all, convs, lossOptions{window: e.cfg.WindowChars, summary: lossSummaryChars, step: 2, exchanges: e.scale.ProbeExchanges}, e.stderr)
 	if err != nil {
 		return allPart{}, err
 	}
@@ -322,7 +326,7 @@ func allLocomo(ctx context.Context, e *allEnv) (allPart, error) {
 		Figures: []allFigure{{Figure: "LoCoMo evidence recall, every layer on", Value: fmt.Sprintf("%s as a turn; %s with whole-thread search", pc(overall.TurnReachable), pc(overall.Reachable)),
 			Detail: fmt.Sprintf("%s questions of categories 1–4, %s", groupThousands(overall.N), plural(rep.Conversations, "conversation"))}},
 		Body: b.String(), Result: rep,
-		Reproduce: []string{fmt.Sprintf("bin/yakor bench locomo-loss --data %s --probe-exchanges %d%s", lossDefaultData, e.scale.ProbeExchanges, conversationsFlag(e.scale.Conversations))},
+		Reproduce: []string{fmt.Sprintf("bin/yakor bench locomo-loss --data locomo10.json --probe-exchanges %d%s", e.scale.ProbeExchanges, conversationsFlag(e.scale.Conversations))},
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,9 @@ func TestBenchAllQuick(t *testing.T) {
 	}
 	if strings.Contains(strings.ToLower(md), "not measured") {
 		t.Errorf("a section was not measured:\n%s", md)
+	}
+	if strings.Contains(md, "../") || strings.Contains(md, os.TempDir()) {
+		t.Errorf("the report names a path outside the repository:\n%s", md)
 	}
 	if n := strings.Count(md, "To measure this section alone"); n != len(allSections()) {
 		t.Errorf("%d sections say how to reproduce them, want %d", n, len(allSections()))
@@ -112,5 +116,30 @@ func TestPickSections(t *testing.T) {
 	}
 	if all, _ := pickSections(""); len(all) != len(allSections()) {
 		t.Errorf("no --only: %d sections", len(all))
+	}
+}
+
+// TestAllDefaultOut: without --out, the full report is docs/benchmarks.md
+// and a quick one goes into the bench folder.
+func TestAllDefaultOut(t *testing.T) {
+	if got := allDefaultOut(false, "./.yakor-bench"); got != filepath.Join("docs", "benchmarks.md") {
+		t.Errorf("full run: %q", got)
+	}
+	if got := allDefaultOut(true, "/tmp/b"); got != "/tmp/b/benchmarks-quick.md" {
+		t.Errorf("quick run: %q", got)
+	}
+}
+
+// TestAllLocomoWithoutData: without the LoCoMo data the section says it was
+// not measured and how to get it, naming no path of this machine.
+func TestAllLocomoWithoutData(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "elsewhere", "locomo10.json")
+	part, err := allLocomo(context.Background(), &allEnv{data: missing, stderr: io.Discard, scale: allQuick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(part.Figures) != 1 || part.Figures[0].Value != "not measured" || !strings.Contains(part.Body, "Not measured") ||
+		!strings.Contains(part.Body, "locomo10.json") || !strings.Contains(part.Body, "docs/development.md") || strings.Contains(part.Body, "elsewhere") {
+		t.Errorf("section: %+v", part)
 	}
 }

@@ -61,14 +61,15 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 	convN := fs.Int("conversations", 0, "conversations measured, the first ones (0: all)")
 	step := fs.Int("step", 2, "messages added between two runs of the pipeline: 2 is a turn (a message and its reply); 0 imports a conversation whole, then runs the pipeline once")
 	exchanges := fs.Int("probe-exchanges", 600, "filler exchanges (message and reply) after the planted facts of the probe thread")
+	summary := fs.Int("summary-chars", lossSummaryChars, "the compaction's summary size at most, in characters")
 	keep := fs.Bool("keep", false, "leave the benchmark's tenants (threads, summaries, facts, anchors) in the database to inspect them")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
 	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
 		return err
 	}
-	if *window <= 0 || *convN < 0 || *step < 0 || *exchanges < 0 {
-		return errors.New("bench locomo-loss: --window must be positive; --conversations, --step and --probe-exchanges not negative")
+	if *window <= 0 || *summary <= 0 || *convN < 0 || *step < 0 || *exchanges < 0 {
+		return errors.New("bench locomo-loss: --window and --summary-chars must be positive; --conversations, --step and --probe-exchanges not negative")
 	}
 	path := lossResolve(*dataPath)
 	all, err := locomoRead(path)
@@ -88,7 +89,7 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer db.Close()
-	rep, err := benchLocomoLoss(ctx, db, cfg, log, path, all, convs, lossOptions{window: *window, step: *step, exchanges: *exchanges, keep: *keep}, stderr)
+	rep, err := benchLocomoLoss(ctx, db, cfg, log, path, all, convs, lossOptions{window: *window, summary: *summary, step: *step, exchanges: *exchanges, keep: *keep}, stderr)
 	if err != nil {
 		return err
 	}
@@ -104,6 +105,7 @@ func runBenchLocomoLoss(ctx context.Context, args []string, stdout, stderr io.Wr
 // lossOptions are the settings of one locomo-loss run.
 type lossOptions struct {
 	window, step, exchanges int
+	summary                 int  // the compaction's summary size at most
 	keep                    bool // leave the tenants in the database
 }
 
@@ -111,7 +113,7 @@ type lossOptions struct {
 // pipeline, then a probe thread, and measures where the questions'
 // evidence and the probes are reachable.
 func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, path string, all, convs []locomoConv, o lossOptions, stderr io.Writer) (lossReport, error) {
-	p, err := newLossPipeline(ctx, db, cfg, log, o.window, o.step)
+	p, err := newLossPipeline(ctx, db, cfg, log, o)
 	if err != nil {
 		return lossReport{}, err
 	}
@@ -134,7 +136,7 @@ func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slo
 		return scope, err
 	}
 	rep := lossReport{
-		Data: path, WindowChars: o.window, Step: o.step, SearchBudget: cfg.SearchBudget, SummaryChars: lossSummaryChars,
+		Data: path, WindowChars: o.window, Step: o.step, SearchBudget: cfg.SearchBudget, SummaryChars: o.summary,
 		FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget, Helper: "offline", Layers: lossLayerNames[:],
 		Conversations: len(convs),
 	}
@@ -230,7 +232,8 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// lossSummaryChars is the compactor's summary size (its default), reported.
+// lossSummaryChars is the compaction's summary size at most by default:
+// the compactor's own default for the default window.
 const lossSummaryChars = 4000
 
 // lossPipeline runs the memory pipeline of a thread offline, as a server's
@@ -250,18 +253,18 @@ type lossPipeline struct {
 
 // newLossPipeline is the pipeline of Yakor as app.New builds it from cfg,
 // on the owner's pool (no row-level security), with compaction and facts
-// on, the compactor's window and threshold window and its summary at most
-// lossSummaryChars, and every model offline; step is as lossOptions'.
-func newLossPipeline(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, window, step int) (*lossPipeline, error) {
-	cfg.WindowChars = window
+// on, the window o.window, the compaction's summary at most o.summary, and
+// every model offline.
+func newLossPipeline(ctx context.Context, db *database, cfg app.Config, log *slog.Logger, o lossOptions) (*lossPipeline, error) {
+	cfg.WindowChars = o.window
 	cfg.Compaction, cfg.Facts, cfg.SearchSemantic = true, true, false
 	a, err := newApp(ctx, cfg, log, db.Database, app.WithTenantDB(db.Owner), app.WithInlineJobs(),
-		app.WithTuning(func(t *app.Tuning) { t.Compact.SummaryChars = lossSummaryChars }))
+		app.WithTuning(func(t *app.Tuning) { t.Compact.SummaryChars = o.summary }))
 	if err != nil {
 		return nil, err
 	}
 	return &lossPipeline{db: db, accounts: a.Accounts, hist: a.History, anchors: a.Anchors, facts: a.Facts, compactor: a.Compactor,
-		searcher: a.Searcher, window: window, step: step, budget: cfg.SearchBudget}, nil
+		searcher: a.Searcher, window: o.window, step: o.step, budget: cfg.SearchBudget}, nil
 }
 
 // grow imports msgs into a new thread of scope, p.step messages at a time

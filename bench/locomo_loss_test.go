@@ -121,31 +121,26 @@ func TestLossResolve(t *testing.T) {
 	}
 }
 
-// TestBenchLocomoLoss runs the benchmark on the first two LoCoMo
-// conversations with the default window (they are compacted 3 and 5
-// times), and checks what the issue asks of compaction: nothing reachable
-// before it is lost, and facts planted early in a long thread are still in
-// its last prompt without search.
+// TestBenchLocomoLoss runs the benchmark on testdata/locomo-quick.json, a
+// conversation of 72 messages in locomo10.json's format, with a window and
+// a summary small enough for it to be compacted, and checks what the issue
+// asks of compaction: nothing reachable before it is lost, and facts
+// planted early in a long thread are still in its last prompt without
+// search.
 func TestBenchLocomoLoss(t *testing.T) {
 	t.Parallel()
-	data := lossResolve(lossDefaultData)
-	if !fileExists(data) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data not found at %s", data)
-		}
-		t.Skipf("LoCoMo data not found at %s (shared/ beside the repository)", data)
-	}
 	url, _ := pgtest.NewURL(t)
 	out := filepath.Join(t.TempDir(), "loss.json")
 	var stdout, stderr bytes.Buffer
-	args := []string{"--database-url", url, "--conversations", "2", "--json", out}
+	args := []string{"--data", filepath.Join("testdata", "locomo-quick.json"), "--database-url", url, "--conversations", "1",
+		"--window", "1000", "--summary-chars", "500", "--probe-exchanges", "300", "--json", out}
 	if err := runBenchLocomoLoss(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	table := stdout.String()
 	for _, want := range []string{"| category | n | window | summary | facts | anchors | search | reachable | without search |",
 		"| 1 multi-hop |", "| 2 temporal |", "| 3 open-domain |", "| 4 single-hop |", "| 1–4 overall |",
-		"| conv-26 |", "| conv-30 |", "| probes |", "| version | We use PostgreSQL 15.2 for storage. |", "| budget |", "| name |"} {
+		"| conv-quick |", "| probes |", "| version | We use PostgreSQL 15.2 for storage. |", "| budget |", "| name |"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -159,7 +154,7 @@ func TestBenchLocomoLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", table)
-	if rep.Conversations != 2 || len(rep.Threads) != 2 || rep.Questions == 0 || len(rep.Rows) != len(lossRows) {
+	if rep.Conversations != 1 || len(rep.Threads) != 1 || rep.Questions == 0 || len(rep.Rows) != len(lossRows) {
 		t.Fatalf("report: %d conversations, %d threads, %d questions, %d rows", rep.Conversations, len(rep.Threads), rep.Questions, len(rep.Rows))
 	}
 	for _, th := range append(slices.Clone(rep.Threads), rep.ProbeThread) {
@@ -235,7 +230,7 @@ func TestLossProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newLossPipeline(ctx, &database{Database: &app.Database{Owner: pool, Tenant: svc}}, cfg, pgtest.Logger(t), 8000, 2)
+	p, err := newLossPipeline(ctx, &database{Database: &app.Database{Owner: pool, Tenant: svc}}, cfg, pgtest.Logger(t), lossOptions{window: 8000, summary: lossSummaryChars, step: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
