@@ -35,6 +35,23 @@ func (s Setting) Bool() bool {
 	return ok && b.IsBoolFlag()
 }
 
+// NewFlagSet is the flag set of the command name ("yakor serve"): its
+// errors go to stderr, and so does its usage unless args ask for it (-h,
+// --help, before any "--"), when it goes to stdout.
+func NewFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			fs.SetOutput(stdout)
+		}
+	}
+	return fs
+}
+
 // Parse reads the settings into DefaultConfig: the environment (getenv),
 // then the flags in args, which win. A command declares its own flags on
 // fs before the call. It returns flag.ErrHelp for -h and --help, having

@@ -145,52 +145,11 @@ func allSections() []allSection {
 // first COPY has ended, the untimed sections, each holding one of the
 // pipeline's CPU slots; then the timed sections, alone.
 func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[string]allPart, error) {
-	var mu sync.Mutex
-	parts := map[string]allPart{}
-	measures := map[string]allMeasure{}
-	loadTook := map[string]float64{}
+	r := &sectionRun{e: e, parts: map[string]allPart{}, measures: map[string]allMeasure{}, loadTook: map[string]float64{}}
 	g, gctx := errgroup.WithContext(ctx)
 	slots := newCPUSlots(0)
 	e.pipe = newLoadPipeline(gctx, slots)
-	loads := slices.Clone(sections)
-	slices.SortStableFunc(loads, func(a, b allSection) int { return cmp.Compare(a.loadOrder, b.loadOrder) })
-	g.Go(func() error {
-		for _, s := range loads {
-			if s.load == nil {
-				continue
-			}
-			fmt.Fprintf(e.stderr, "bench all: loading for %s…\n", s.title)
-			t := time.Now()
-			m, err := s.load(gctx, e)
-			if err != nil {
-				return fmt.Errorf("bench all: %s: %w", s.title, err)
-			}
-			mu.Lock()
-			measures[s.key], loadTook[s.key] = m, time.Since(t).Seconds()
-			mu.Unlock()
-			fmt.Fprintf(e.stderr, "bench all: written for %s in %.0f s\n", s.title, time.Since(t).Seconds())
-		}
-		if err := e.pipe.wait(); err != nil {
-			return fmt.Errorf("bench all: %w", err)
-		}
-		fmt.Fprintf(e.stderr, "bench all: every corpus loaded\n")
-		return nil
-	})
-	run := func(ctx context.Context, s allSection, m allMeasure) error {
-		fmt.Fprintf(e.stderr, "bench all: %s…\n", s.title)
-		t := time.Now()
-		part, err := m(ctx, e)
-		if err != nil {
-			return fmt.Errorf("bench all: %s: %w", s.title, err)
-		}
-		part.Title, part.Seconds = s.title, time.Since(t).Seconds()
-		mu.Lock()
-		part.LoadSeconds = loadTook[s.key]
-		parts[s.key] = part
-		mu.Unlock()
-		fmt.Fprintf(e.stderr, "bench all: %s took %.0f s\n", s.title, part.Seconds)
-		return nil
-	}
+	g.Go(func() error { return r.loads(gctx, sections) })
 	g.Go(func() error {
 		select {
 		case <-e.pipe.copied:
@@ -204,7 +163,7 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 			if err := slots.acquire(gctx, slotWork); err != nil {
 				return err
 			}
-			err := run(gctx, s, s.run)
+			err := r.run(gctx, s, s.run)
 			slots.release()
 			if err != nil {
 				return err
@@ -221,13 +180,68 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 		}
 		m := s.run
 		if s.load != nil {
-			m = measures[s.key]
+			m = r.measures[s.key]
 		}
-		if err := run(ctx, s, m); err != nil {
+		if err := r.run(ctx, s, m); err != nil {
 			return nil, err
 		}
 	}
-	return parts, nil
+	return r.parts, nil
+}
+
+// sectionRun is what runSections' steps share.
+type sectionRun struct {
+	e        *allEnv
+	mu       sync.Mutex
+	parts    map[string]allPart
+	measures map[string]allMeasure
+	loadTook map[string]float64
+}
+
+// loads runs the sections' loads one after another, by loadOrder, then
+// waits for the pipeline to finish them.
+func (r *sectionRun) loads(ctx context.Context, sections []allSection) error {
+	e := r.e
+	loads := slices.Clone(sections)
+	slices.SortStableFunc(loads, func(a, b allSection) int { return cmp.Compare(a.loadOrder, b.loadOrder) })
+	for _, s := range loads {
+		if s.load == nil {
+			continue
+		}
+		fmt.Fprintf(e.stderr, "bench all: loading for %s…\n", s.title)
+		t := time.Now()
+		m, err := s.load(ctx, e)
+		if err != nil {
+			return fmt.Errorf("bench all: %s: %w", s.title, err)
+		}
+		r.mu.Lock()
+		r.measures[s.key], r.loadTook[s.key] = m, time.Since(t).Seconds()
+		r.mu.Unlock()
+		fmt.Fprintf(e.stderr, "bench all: written for %s in %.0f s\n", s.title, time.Since(t).Seconds())
+	}
+	if err := e.pipe.wait(); err != nil {
+		return fmt.Errorf("bench all: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "bench all: every corpus loaded\n")
+	return nil
+}
+
+// run measures section s with m and keeps its part.
+func (r *sectionRun) run(ctx context.Context, s allSection, m allMeasure) error {
+	e := r.e
+	fmt.Fprintf(e.stderr, "bench all: %s…\n", s.title)
+	t := time.Now()
+	part, err := m(ctx, e)
+	if err != nil {
+		return fmt.Errorf("bench all: %s: %w", s.title, err)
+	}
+	part.Title, part.Seconds = s.title, time.Since(t).Seconds()
+	r.mu.Lock()
+	part.LoadSeconds = r.loadTook[s.key]
+	r.parts[s.key] = part
+	r.mu.Unlock()
+	fmt.Fprintf(e.stderr, "bench all: %s took %.0f s\n", s.title, part.Seconds)
+	return nil
 }
 
 // lockedWriter serialises writes to w, which sections running at once

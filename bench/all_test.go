@@ -37,17 +37,14 @@ func TestBenchAllQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(raw)
+	wantAll(t, stdout.String(), "| Memory cost per turn, 100 messages in the thread |")
 	want := []string{"# Yakor benchmarks", "A quick run", "| CPU | ", "| PostgreSQL | ", "## Summary", "| figure | value | measured with |",
 		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "Throughput, 4 conversations at once", "Server peak memory under that load", "LoCoMo evidence recall", "LoCoMo's messages in order as the user's messages",
 		"![Prompt size against turn number](prompt-size.png)", "## Reproducing", "bin/yakor bench all"}
 	for i, s := range allSections() {
 		want = append(want, "## "+string(rune('1'+i))+". "+s.title)
 	}
-	for _, w := range want {
-		if !strings.Contains(md, w) {
-			t.Errorf("report lacks %q", w)
-		}
-	}
+	wantAll(t, md, want...)
 	if strings.Contains(strings.ToLower(md), "not measured") {
 		t.Errorf("a section was not measured:\n%s", md)
 	}
@@ -56,14 +53,6 @@ func TestBenchAllQuick(t *testing.T) {
 	}
 	if n := strings.Count(md, "To measure this section alone"); n != len(allSections()) {
 		t.Errorf("%d sections say how to reproduce them, want %d", n, len(allSections()))
-	}
-	if !strings.Contains(stdout.String(), "| Memory cost per turn, 100 messages in the thread |") {
-		t.Errorf("stdout lacks the summary:\n%s", stdout.String())
-	}
-
-	raw, err = os.ReadFile(strings.TrimSuffix(out, ".md") + ".json")
-	if err != nil {
-		t.Fatal(err)
 	}
 	var rep struct {
 		Quick    bool
@@ -75,9 +64,7 @@ func TestBenchAllQuick(t *testing.T) {
 			Result    json.RawMessage
 		}
 	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, strings.TrimSuffix(out, ".md")+".json", &rep)
 	var keys []string
 	for _, s := range allSections() {
 		keys = append(keys, s.key)

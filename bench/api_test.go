@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 
 	"yakor/postgres/pgtest"
@@ -18,11 +17,6 @@ func TestBenchAPI(t *testing.T) {
 	if err := runBenchAPI(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	out := stdout.String()
-	for _, want := range []string{"native    json      3", "openai    json      3", "native  stream      3", "openai  stream      3",
-		"openai over native, json: p50", "openai over native, stream: p50"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	wantAll(t, stdout.String(), "native    json      3", "openai    json      3", "native  stream      3", "openai  stream      3",
+		"openai over native, json: p50", "openai over native, stream: p50")
 }

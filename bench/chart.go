@@ -138,8 +138,12 @@ func (p chartPanel) draw(img *image.RGBA, r image.Rectangle, face font.Face) {
 	text(img, face, plot.Min.X+plot.Dx()/2-textWidth(face, p.xLabel)/2, r.Max.Y-18, p.xLabel, ink)
 	text(img, face, r.Min.X+8, plot.Min.Y-8, p.yLabel, ink)
 
-	// The legend, in a row between the title and the plot: lines first,
-	// then the bands from the top one down, as they are stacked.
+	p.drawLegend(img, r, plot, face, ink)
+}
+
+// drawLegend draws the legend in a row between the title and the plot:
+// lines first, then the bands from the top one down, as they are stacked.
+func (p chartPanel) drawLegend(img *image.RGBA, r, plot image.Rectangle, face font.Face, ink color.RGBA) {
 	var legend []chartSeries
 	legend = append(legend, p.lines...)
 	for i := len(p.stacked) - 1; i >= 0; i-- {

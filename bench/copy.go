@@ -326,14 +326,8 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	}
 	var scope yakor.Scope
 	if done != "" {
-		err := json.Unmarshal([]byte(done), load)
-		if err == nil {
-			err = sdb.Owner.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
-				corpusTenant).Scan(&scope.TenantID, &scope.UserID)
-		}
-		if err == nil {
+		if scope, err = reuseCorpus(ctx, sdb, done, load); err == nil {
 			fmt.Fprintf(stderr, "bench: reusing database %s (%d messages, loaded by an earlier run in %.0f s)\n", name, load.Messages, load.TotalSeconds)
-			load.Reused = true
 			return load, sdb, scope, nil
 		}
 	}
@@ -370,36 +364,7 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 	load.CopySeconds = time.Since(t).Seconds()
 	fmt.Fprintf(stderr, "bench: %s: %d messages written in %.0f s; building %d indexes…\n", name, load.Messages, load.CopySeconds, len(idx))
 	finish := func(ctx context.Context) error {
-		slots := pipe.slotsOf()
-		t := time.Now()
-		var err error
-		if load.Indexes, err = buildIndexes(ctx, sdb.Owner, idx, 0, slots, stderr); err != nil {
-			return err
-		}
-		load.IndexSeconds = time.Since(t).Seconds()
-		if err := slots.acquire(ctx, slotFinish); err != nil {
-			return err
-		}
-		t = time.Now()
-		_, err = sdb.Owner.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`)
-		slots.release()
-		if err != nil {
-			return err
-		}
-		load.VacuumSeconds = time.Since(t).Seconds()
-		if err := sdb.Owner.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
-			return err
-		}
-		load.TotalSeconds = time.Since(start).Seconds()
-		mark, err := json.Marshal(load)
-		if err != nil {
-			return err
-		}
-		if err := db.markComplete(ctx, name, string(mark)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "bench: %s: %s\n", name, load.describe())
-		return nil
+		return finishCorpus(ctx, db, sdb, name, idx, load, start, pipe.slotsOf(), stderr)
 	}
 	if pipe == nil {
 		if err := finish(ctx); err != nil {
@@ -415,6 +380,55 @@ func loadCorpus(ctx context.Context, db *database, log *slog.Logger, name string
 		return nil
 	})
 	return load, sdb, scope, nil
+}
+
+// reuseCorpus reads what an earlier run's load of sdb took (done, its
+// completion mark) into load, and the corpus's tenant.
+func reuseCorpus(ctx context.Context, sdb *database, done string, load *corpusLoad) (yakor.Scope, error) {
+	var scope yakor.Scope
+	err := json.Unmarshal([]byte(done), load)
+	if err == nil {
+		err = sdb.Owner.QueryRow(ctx, `SELECT t.id::text, u.id::text FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE t.name = $1`,
+			corpusTenant).Scan(&scope.TenantID, &scope.UserID)
+	}
+	load.Reused = err == nil
+	return scope, err
+}
+
+// finishCorpus builds the indexes of the corpus sdb (db's sibling name),
+// whose load began at start, then vacuums it as a table long in use would
+// be, each step holding one of slots, fills in load and marks the corpus
+// complete.
+func finishCorpus(ctx context.Context, db, sdb *database, name string, idx []messageIndex, load *corpusLoad, start time.Time, slots *cpuSlots, stderr io.Writer) error {
+	t := time.Now()
+	var err error
+	if load.Indexes, err = buildIndexes(ctx, sdb.Owner, idx, 0, slots, stderr); err != nil {
+		return err
+	}
+	load.IndexSeconds = time.Since(t).Seconds()
+	if err := slots.acquire(ctx, slotFinish); err != nil {
+		return err
+	}
+	t = time.Now()
+	_, err = sdb.Owner.Exec(ctx, `VACUUM (FREEZE, ANALYZE)`)
+	slots.release()
+	if err != nil {
+		return err
+	}
+	load.VacuumSeconds = time.Since(t).Seconds()
+	if err := sdb.Owner.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&load.DatabaseBytes); err != nil {
+		return err
+	}
+	load.TotalSeconds = time.Since(start).Seconds()
+	mark, err := json.Marshal(load)
+	if err != nil {
+		return err
+	}
+	if err := db.markComplete(ctx, name, string(mark)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: %s: %s\n", name, load.describe())
+	return nil
 }
 
 // indexCost orders index builds: GIN first (the trigram index is the

@@ -210,34 +210,8 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 
 	total := opts.Conversations * opts.Turns
 	var done atomic.Int64
-	restartAt := int64(0)
-	restarted := make(chan *restartReport, 1)
-	trigger := make(chan int, 1)
-	if opts.Restart {
-		restartAt = max(1, int64(float64(total)*opts.RestartAt))
-		go func() {
-			at, ok := <-trigger
-			if !ok {
-				restarted <- nil
-				return
-			}
-			rr, err := srv.restartPostgres(ctx, opts.RestartMode, stderr)
-			if rr == nil {
-				rr = &restartReport{Mode: opts.RestartMode}
-			}
-			rr.AtTurn = at
-			if err != nil {
-				rr.Error = err.Error()
-				fmt.Fprintf(stderr, "bench load: restart PostgreSQL: %v\n", err)
-			}
-			restarted <- rr
-		}()
-	}
-	onTurn := func() {
-		if n := done.Add(1); n == restartAt {
-			trigger <- int(n)
-		}
-	}
+	r := newRestarter(ctx, srv, opts, total, stderr)
+	onTurn := func() { r.turnDone(done.Add(1)) }
 
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -250,16 +224,9 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 	took := time.Since(start)
 	stopProgress()
 	if opts.Restart {
-		if done.Load() < restartAt {
-			close(trigger)
-		}
-		rep.Restart = <-restarted
-		switch {
-		case rep.Restart == nil:
-			err = errors.Join(err, errors.New("bench load: PostgreSQL was not restarted: the run ended first"))
-		case rep.Restart.Error != "":
-			err = errors.Join(err, fmt.Errorf("bench load: restart PostgreSQL: %s", rep.Restart.Error))
-		}
+		var rerr error
+		rep.Restart, rerr = r.wait(done.Load())
+		err = errors.Join(err, rerr)
 	}
 	client.stats.fill(&rep)
 	rep.Seconds = took.Seconds()
@@ -283,6 +250,65 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 		err = errors.Join(err, fmt.Errorf("bench load: %d problems, first: %s", rep.Check.ProblemCount, rep.Check.Problems[0]))
 	}
 	return rep, err
+}
+
+// restarter restarts the private PostgreSQL once a share of the run's
+// turns are done.
+type restarter struct {
+	at        int64 // the turn that sets it off; 0: none
+	trigger   chan int
+	restarted chan *restartReport
+}
+
+// newRestarter is a restarter of srv's PostgreSQL when opts.Restart says
+// so, at opts.RestartAt of total turns.
+func newRestarter(ctx context.Context, srv *loadServer, opts loadOptions, total int, stderr io.Writer) *restarter {
+	r := &restarter{trigger: make(chan int, 1), restarted: make(chan *restartReport, 1)}
+	if !opts.Restart {
+		return r
+	}
+	r.at = max(1, int64(float64(total)*opts.RestartAt))
+	go func() {
+		at, ok := <-r.trigger
+		if !ok {
+			r.restarted <- nil
+			return
+		}
+		rr, err := srv.restartPostgres(ctx, opts.RestartMode, stderr)
+		if rr == nil {
+			rr = &restartReport{Mode: opts.RestartMode}
+		}
+		rr.AtTurn = at
+		if err != nil {
+			rr.Error = err.Error()
+			fmt.Fprintf(stderr, "bench load: restart PostgreSQL: %v\n", err)
+		}
+		r.restarted <- rr
+	}()
+	return r
+}
+
+// turnDone is told that n turns are done.
+func (r *restarter) turnDone(n int64) {
+	if n == r.at {
+		r.trigger <- int(n)
+	}
+}
+
+// wait returns the restart's report once the run has ended with done
+// turns, and an error when there was no restart or it failed.
+func (r *restarter) wait(done int64) (*restartReport, error) {
+	if done < r.at {
+		close(r.trigger)
+	}
+	rr := <-r.restarted
+	switch {
+	case rr == nil:
+		return nil, errors.New("bench load: PostgreSQL was not restarted: the run ended first")
+	case rr.Error != "":
+		return rr, fmt.Errorf("bench load: restart PostgreSQL: %s", rr.Error)
+	}
+	return rr, nil
 }
 
 // printLoadReport writes rep as a table.

@@ -257,12 +257,11 @@ func (s *loadStats) failure(kind, msg string) {
 func (s *loadStats) fill(rep *loadReport) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lat := slices.Clone(s.latencies)
-	slices.Sort(lat)
+	lat := samples(slices.Clone(s.latencies))
 	rep.Turns, rep.Attempts, rep.Retries, rep.Replayed = s.sends, s.attempts, s.attempts-s.sends, s.replayed
-	rep.LatencyP50Ms, rep.LatencyP99Ms = pct(lat, 50), pct(lat, 99)
+	rep.LatencyP50Ms, rep.LatencyP99Ms = lat.pct(50), lat.pct(99)
 	if len(lat) > 0 {
-		rep.LatencyMaxMs = lat[len(lat)-1]
+		rep.LatencyMaxMs = lat.max()
 	}
 	rep.Failures, rep.FailureSamples = map[string]int{}, map[string]string{}
 	for k, v := range s.failures {

@@ -377,17 +377,11 @@ func locomoAggregate(name string, categories []int, scores []locomoScore) locomo
 	var (
 		recall [locomoNConfigs]float64
 		chars  [locomoNConfigs]float64
-		lat    []float64
+		lat    samples
 	)
-	for _, s := range scores {
-		if !slices.Contains(categories, s.category) {
-			continue
-		}
-		if s.leftOut {
-			row.LeftOut++
-			continue
-		}
-		row.N++
+	in, leftOut := measuredIn(scores, categories)
+	row.N, row.LeftOut = len(in), leftOut
+	for _, s := range in {
 		for i := range locomoNConfigs {
 			recall[i] += s.recall[i]
 			chars[i] += float64(s.chars[i])
@@ -404,9 +398,33 @@ func locomoAggregate(name string, categories []int, scores []locomoScore) locomo
 			row.Chars[locomoConfigs[i]] = chars[i] / float64(row.N)
 		}
 	}
-	slices.Sort(lat)
-	row.Latency = locomoLatency{Calls: len(lat), P50: pct(lat, 50), P95: pct(lat, 95), P99: pct(lat, 99)}
+	row.Latency = locomoLatency{Calls: len(lat), P50: lat.pct(50), P95: lat.pct(95), P99: lat.pct(99)}
 	return row
+}
+
+// scored is a question's score: its category, and whether it was left out
+// (no valid evidence).
+type scored interface {
+	categoryOf() (category int, leftOut bool)
+}
+
+func (s locomoScore) categoryOf() (int, bool) { return s.category, s.leftOut }
+func (s lossScore) categoryOf() (int, bool)   { return s.category, s.leftOut }
+
+// measuredIn returns the scores of categories that were measured, and how
+// many of those categories' questions were left out.
+func measuredIn[S scored](scores []S, categories []int) (in []S, leftOut int) {
+	for _, s := range scores {
+		c, out := s.categoryOf()
+		switch {
+		case !slices.Contains(categories, c):
+		case out:
+			leftOut++
+		default:
+			in = append(in, s)
+		}
+	}
+	return in, leftOut
 }
 
 // locomoPrint writes the report as a Markdown table.

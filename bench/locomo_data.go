@@ -67,67 +67,11 @@ var locomoSessionKey = regexp.MustCompile(`^session_([0-9]+)$`)
 // evidence.
 func locomoPrepare(s locomoSample) (locomoConv, error) {
 	c := locomoConv{id: s.SampleID}
-	var speakerB string
-	if raw, ok := s.Conversation["speaker_b"]; ok {
-		if err := json.Unmarshal(raw, &speakerB); err != nil {
-			return c, fmt.Errorf("%s: speaker_b: %w", s.SampleID, err)
-		}
+	index, err := c.readSessions(s)
+	if err != nil {
+		return c, err
 	}
-	var sessions []int
-	for k := range s.Conversation {
-		if m := locomoSessionKey.FindStringSubmatch(k); m != nil {
-			n, err := strconv.Atoi(m[1])
-			if err != nil {
-				return c, fmt.Errorf("%s: %s: %w", s.SampleID, k, err)
-			}
-			sessions = append(sessions, n)
-		}
-	}
-	slices.Sort(sessions)
-	index := map[string]int{} // dia_id → message index
-	for _, n := range sessions {
-		key := "session_" + strconv.Itoa(n)
-		var turns []locomoTurn
-		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
-			return c, fmt.Errorf("%s: %s: %w", s.SampleID, key, err)
-		}
-		if len(turns) == 0 {
-			continue
-		}
-		var when string
-		if err := json.Unmarshal(s.Conversation[key+"_date_time"], &when); err != nil {
-			return c, fmt.Errorf("%s: %s_date_time: %w", s.SampleID, key, err)
-		}
-		date, err := locomoParseDate(when)
-		if err != nil {
-			return c, fmt.Errorf("%s: %s: %w", s.SampleID, key, err)
-		}
-		for i, t := range turns {
-			content := locomoContent(t)
-			if content == "" {
-				continue // nothing to store; evidence naming it is dropped
-			}
-			role := history.RoleUser
-			if t.Speaker == speakerB {
-				role = history.RoleAssistant
-			}
-			id := t.DiaID
-			if ids, _ := locomoEvidence([]string{t.DiaID}); len(ids) == 1 {
-				id = ids[0]
-			}
-			index[id] = len(c.msgs)
-			c.msgs = append(c.msgs, history.NewMessage{
-				Role: role, Author: t.Speaker, Content: content,
-				CreatedAt: date.Add(time.Duration(i) * time.Second),
-			})
-		}
-	}
-	var authors []string
-	for _, m := range c.msgs {
-		if m.Author != "" && !slices.Contains(authors, m.Author) {
-			authors = append(authors, m.Author)
-		}
-	}
+	authors := locomoAuthors(c)
 	for _, q := range s.QA {
 		lq := locomoQuestion{text: q.Question, category: q.Category}
 		ids, malformed := locomoEvidence(q.Evidence)
@@ -152,6 +96,75 @@ func locomoPrepare(s locomoSample) (locomoConv, error) {
 		c.questions = append(c.questions, lq)
 	}
 	return c, nil
+}
+
+// readSessions reads the sample's sessions, in numeric order, into c's
+// messages, and returns the index of each turn's message by its dia_id.
+func (c *locomoConv) readSessions(s locomoSample) (map[string]int, error) {
+	var speakerB string
+	if raw, ok := s.Conversation["speaker_b"]; ok {
+		if err := json.Unmarshal(raw, &speakerB); err != nil {
+			return nil, fmt.Errorf("%s: speaker_b: %w", s.SampleID, err)
+		}
+	}
+	var sessions []int
+	for k := range s.Conversation {
+		if m := locomoSessionKey.FindStringSubmatch(k); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", s.SampleID, k, err)
+			}
+			sessions = append(sessions, n)
+		}
+	}
+	slices.Sort(sessions)
+	index := map[string]int{} // dia_id → message index
+	for _, n := range sessions {
+		key := "session_" + strconv.Itoa(n)
+		var turns []locomoTurn
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s.SampleID, key, err)
+		}
+		if len(turns) == 0 {
+			continue
+		}
+		var when string
+		if err := json.Unmarshal(s.Conversation[key+"_date_time"], &when); err != nil {
+			return nil, fmt.Errorf("%s: %s_date_time: %w", s.SampleID, key, err)
+		}
+		date, err := locomoParseDate(when)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s.SampleID, key, err)
+		}
+		for i, t := range turns {
+			content := locomoContent(t)
+			if content == "" {
+				continue // nothing to store; evidence naming it is dropped
+			}
+			role := history.RoleUser
+			if t.Speaker == speakerB {
+				role = history.RoleAssistant
+			}
+			id := t.DiaID
+			if ids, _ := locomoEvidence([]string{t.DiaID}); len(ids) == 1 {
+				id = ids[0]
+			}
+			index[id] = len(c.msgs)
+			c.msgs = append(c.msgs, history.NewMessage{Role: role, Author: t.Speaker, Content: content, CreatedAt: date.Add(time.Duration(i) * time.Second)})
+		}
+	}
+	return index, nil
+}
+
+// locomoAuthors are a conversation's speakers.
+func locomoAuthors(c locomoConv) []string {
+	var authors []string
+	for _, m := range c.msgs {
+		if m.Author != "" && !slices.Contains(authors, m.Author) {
+			authors = append(authors, m.Author)
+		}
+	}
+	return authors
 }
 
 // locomoSharesKeyword reports whether one of the question's keywords, as

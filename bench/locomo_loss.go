@@ -140,6 +140,25 @@ func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slo
 		FactBudget: cfg.FactBudget, AnchorBudget: cfg.AnchorBudget, Helper: "offline", Layers: lossLayerNames[:],
 		Conversations: len(convs),
 	}
+	if err := p.conversations(ctx, convs, newScope, &rep, stderr); err != nil {
+		return rep, err
+	}
+	start := time.Now()
+	scope, err := newScope("bench locomo-loss probes")
+	if err != nil {
+		return rep, err
+	}
+	rep.Probes, rep.ProbeThread, err = p.probes(ctx, scope, lossFiller(all, o.exchanges*2))
+	if err != nil {
+		return rep, fmt.Errorf("bench locomo-loss: probes: %w", err)
+	}
+	rep.Seconds.Probes = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// conversations grows and measures each conversation in a tenant of its
+// own (newScope), and fills rep's rows, threads and times.
+func (p *lossPipeline) conversations(ctx context.Context, convs []locomoConv, newScope func(string) (yakor.Scope, error), rep *lossReport, stderr io.Writer) error {
 	var (
 		scores  []lossScore
 		texts   []lossLayers // per conversation, for the chance control
@@ -148,11 +167,11 @@ func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slo
 	for _, c := range convs {
 		scope, err := newScope("bench locomo-loss " + c.id)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		got, layers, stats, err := p.conversation(ctx, scope, c)
 		if err != nil {
-			return rep, fmt.Errorf("bench locomo-loss: %s: %w", c.id, err)
+			return fmt.Errorf("bench locomo-loss: %s: %w", c.id, err)
 		}
 		scores = append(scores, got...)
 		texts = append(texts, layers)
@@ -183,19 +202,7 @@ func benchLocomoLoss(ctx context.Context, db *database, cfg app.Config, log *slo
 	if len(convs) > 1 {
 		rep.Chance = lossChance(convs, texts)
 	}
-
-	start := time.Now()
-	scope, err := newScope("bench locomo-loss probes")
-	if err != nil {
-		return rep, err
-	}
-	rep.Probes, rep.ProbeThread, err = p.probes(ctx, scope, lossFiller(all, o.exchanges*2))
-	if err != nil {
-		return rep, fmt.Errorf("bench locomo-loss: probes: %w", err)
-	}
-	rep.Seconds.Probes = time.Since(start).Seconds()
-
-	return rep, nil
+	return nil
 }
 
 // lossResolve returns path, or, when it is relative and not found from the

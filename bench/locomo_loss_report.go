@@ -48,15 +48,9 @@ func lossAggregate(name string, categories []int, scores []lossScore) lossRow {
 	row := lossRow{Name: name, First: map[string]float64{}, Alone: map[string]float64{}}
 	var first, alone [lossNLayers]float64
 	summaryChars := 0
-	for _, s := range scores {
-		if !slices.Contains(categories, s.category) {
-			continue
-		}
-		if s.leftOut {
-			row.LeftOut++
-			continue
-		}
-		row.N++
+	in, leftOut := measuredIn(scores, categories)
+	row.N, row.LeftOut = len(in), leftOut
+	for _, s := range in {
 		for l := range lossNLayers {
 			first[l] += s.first[l]
 			alone[l] += s.alone[l]
@@ -166,60 +160,76 @@ func lossPrint(w io.Writer, rep lossReport) error {
 		rep.Conversations, rep.Messages, rep.Questions)
 	fmt.Fprintf(&b, "threads grown %s, after each step anchors, facts, compaction (%s helper); window %d chars, summary %d, facts block %d, anchors block %d, search budget %d\n\n",
 		step, rep.Helper, rep.WindowChars, rep.SummaryChars, rep.FactBudget, rep.AnchorBudget, rep.SearchBudget)
+	lossLayerTable(&b, rep.Rows, "After compaction, each evidence message counted at the first layer that holds it:", []string{"reachable", "without search", "all evidence"},
+		func(r lossRow) (map[string]float64, []float64) {
+			return r.First, []float64{r.Reachable, r.WithoutSearch, r.AllEvidence}
+		})
+	lossLayerTable(&b, rep.Rows, "\nEach layer alone after compaction; the turn's search is SEARCH_HISTORY as a turn runs it, before the window's first message:", []string{"turn's search"},
+		func(r lossRow) (map[string]float64, []float64) { return r.Alone, []float64{r.TurnSearch} })
+	lossBeforeAfter(&b, rep)
+	lossThreadsTable(&b, rep)
+	lossProbesTable(&b, rep)
+	fmt.Fprintf(&b, "\nload %.1f s; pipeline %.1f s; questions %.1f s; probes %.1f s\n",
+		rep.Seconds.Load, rep.Seconds.Pipeline, rep.Seconds.Measure, rep.Seconds.Probes)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
-	pct := func(n int, v float64) string { return locomoCell(n, fmt.Sprintf("%.1f%%", 100*v)) }
-	b.WriteString("After compaction, each evidence message counted at the first layer that holds it:\n\n| category | n |")
+// lossPct is a share as a table cell, a dash when nothing was measured.
+func lossPct(n int, v float64) string { return locomoCell(n, fmt.Sprintf("%.1f%%", 100*v)) }
+
+// lossLayerTable writes a table of rows: a column per layer, then the
+// columns named tail; cells gives a row's layers' shares and its tail's.
+func lossLayerTable(b *strings.Builder, rows []lossRow, title string, tail []string, cells func(lossRow) (map[string]float64, []float64)) {
+	b.WriteString(title + "\n\n| category | n |")
 	for _, l := range lossLayerNames {
 		b.WriteString(" " + l + " |")
 	}
-	b.WriteString(" reachable | without search | all evidence |\n|---|---:|" + strings.Repeat("---:|", lossNLayers+3) + "\n")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "| %s | %d |", r.Name, r.N)
+	b.WriteString(" " + strings.Join(tail, " | ") + " |\n|---|---:|" + strings.Repeat("---:|", lossNLayers+len(tail)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %d |", r.Name, r.N)
+		layers, rest := cells(r)
 		for _, l := range lossLayerNames {
-			b.WriteString(pct(r.N, r.First[l]))
+			b.WriteString(lossPct(r.N, layers[l]))
 		}
-		b.WriteString(pct(r.N, r.Reachable) + pct(r.N, r.WithoutSearch) + pct(r.N, r.AllEvidence) + "\n")
-	}
-
-	b.WriteString("\nEach layer alone after compaction; the turn's search is SEARCH_HISTORY as a turn runs it, before the window's first message:\n\n| category | n |")
-	for _, l := range lossLayerNames {
-		b.WriteString(" " + l + " |")
-	}
-	b.WriteString(" turn's search |\n|---|---:|" + strings.Repeat("---:|", lossNLayers+1) + "\n")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "| %s | %d |", r.Name, r.N)
-		for _, l := range lossLayerNames {
-			b.WriteString(pct(r.N, r.Alone[l]))
+		for _, v := range rest {
+			b.WriteString(lossPct(r.N, v))
 		}
-		b.WriteString(pct(r.N, r.TurnSearch) + "\n")
+		b.WriteString("\n")
 	}
+}
 
+// lossBeforeAfter writes the table before and after compaction, and the verdict.
+func lossBeforeAfter(b *strings.Builder, rep lossReport) {
 	b.WriteString("\nBefore compaction (the conversation imported into a second thread without the pipeline: window and search) and after; reachable with the whole thread's search, and with the turn's:\n\n")
 	b.WriteString("| category | n | before: window | before: search | before: reachable | after: reachable | lost | after, search without summary rows | lost | before: turn's search | before: reachable (turn) | after: reachable (turn) | summary rows among search hits |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "| %s | %d |", r.Name, r.N)
-		b.WriteString(pct(r.N, r.BeforeWindow) + pct(r.N, r.BeforeSearch) + pct(r.N, r.BeforeReachable) + pct(r.N, r.Reachable))
-		fmt.Fprintf(&b, " %d |", r.Lost)
-		b.WriteString(pct(r.N, r.ReachableMessagesSearch))
-		fmt.Fprintf(&b, " %d |", r.LostMessagesSearch)
-		b.WriteString(pct(r.N, r.BeforeTurnSearch) + pct(r.N, r.BeforeTurnReachable) + pct(r.N, r.TurnReachable))
-		fmt.Fprintf(&b, " %d of %d, %.0f chars |\n", r.SummaryHits, r.N, r.SummaryHitsChars)
+		fmt.Fprintf(b, "| %s | %d |", r.Name, r.N)
+		b.WriteString(lossPct(r.N, r.BeforeWindow) + lossPct(r.N, r.BeforeSearch) + lossPct(r.N, r.BeforeReachable) + lossPct(r.N, r.Reachable))
+		fmt.Fprintf(b, " %d |", r.Lost)
+		b.WriteString(lossPct(r.N, r.ReachableMessagesSearch))
+		fmt.Fprintf(b, " %d |", r.LostMessagesSearch)
+		b.WriteString(lossPct(r.N, r.BeforeTurnSearch) + lossPct(r.N, r.BeforeTurnReachable) + lossPct(r.N, r.TurnReachable))
+		fmt.Fprintf(b, " %d of %d, %.0f chars |\n", r.SummaryHits, r.N, r.SummaryHitsChars)
 	}
 	if overall := rep.Rows[len(rep.Rows)-1]; overall.N > 0 {
 		verdict := "nothing lost"
 		if overall.Reachable < overall.BeforeReachable {
 			verdict = "EVIDENCE LOST"
 		}
-		fmt.Fprintf(&b, "\nreachable, categories 1–4: before compaction %.1f%%, after %.1f%% (%s; %d questions lost some evidence); without search %.1f%%; with the turn's search %.1f%% before, %.1f%% after\n",
+		fmt.Fprintf(b, "\nreachable, categories 1–4: before compaction %.1f%%, after %.1f%% (%s; %d questions lost some evidence); without search %.1f%%; with the turn's search %.1f%% before, %.1f%% after\n",
 			100*overall.BeforeReachable, 100*overall.Reachable, verdict, overall.Lost, 100*overall.WithoutSearch, 100*overall.BeforeTurnReachable, 100*overall.TurnReachable)
 	}
 	b.WriteString("a text layer holds an evidence message when one of its items (a summary or facts line, an anchor's topic or data fragment) has one of its numbers (2+ digits), or half of its keywords (search's stems, speakers' names left out) starting words\n")
 	if len(rep.Chance) > 0 {
-		fmt.Fprintf(&b, "chance (the evidence of the next conversation tested against each one's layers): summary %.1f%%, facts %.1f%%, anchors %.1f%%\n",
+		fmt.Fprintf(b, "chance (the evidence of the next conversation tested against each one's layers): summary %.1f%%, facts %.1f%%, anchors %.1f%%\n",
 			100*rep.Chance["summary"], 100*rep.Chance["facts"], 100*rep.Chance["anchors"])
 	}
+}
 
+// lossThreadsTable writes a row per thread, the probe thread last.
+func lossThreadsTable(b *strings.Builder, rep lossReport) {
 	b.WriteString("\n| thread | messages | summaries | summary chars (items) | facts in block / current | facts chars | anchors | anchors chars | window msgs | window starts with | turn's search finds nothing | reachable before | after |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
 	for _, t := range append(slices.Clone(rep.Threads), rep.ProbeThread) {
@@ -228,11 +238,14 @@ func lossPrint(w io.Writer, rep lossReport) error {
 		if t.ID == "probes" {
 			before, after, empty = "–", "–", "–"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d (%d) | %d / %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", t.ID, t.Messages, t.Summaries, t.SummaryChars, t.SummaryItems,
+		fmt.Fprintf(b, "| %s | %d | %d | %d (%d) | %d / %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", t.ID, t.Messages, t.Summaries, t.SummaryChars, t.SummaryItems,
 			t.FactsInBlock, t.Facts, t.FactsChars, t.Anchors, t.AnchorsChars, t.WindowMessages, t.WindowFirst, empty, before, after)
 	}
+}
 
-	fmt.Fprintf(&b, "\nProbes: planted after the first exchange of a %d-message thread, looked for in its last prompt (search not counted):\n\n", rep.ProbeThread.Messages)
+// lossProbesTable writes a row per planted fact.
+func lossProbesTable(b *strings.Builder, rep lossReport) {
+	fmt.Fprintf(b, "\nProbes: planted after the first exchange of a %d-message thread, looked for in its last prompt (search not counted):\n\n", rep.ProbeThread.Messages)
 	b.WriteString("| probe | planted | value | reachable | first layer | layers holding it | search finds it |\n|---|---|---|---|---|---|---|\n")
 	for _, pr := range rep.Probes {
 		yes := map[bool]string{true: "yes", false: "NO"}
@@ -240,11 +253,7 @@ func lossPrint(w io.Writer, rep lossReport) error {
 		if layer == "" {
 			layer = "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", pr.Name, pr.Message, pr.Value, yes[pr.Reached], layer,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", pr.Name, pr.Message, pr.Value, yes[pr.Reached], layer,
 			strings.Join(pr.Layers, ", "), map[bool]string{true: "yes", false: "no"}[pr.Search])
 	}
-	fmt.Fprintf(&b, "\nload %.1f s; pipeline %.1f s; questions %.1f s; probes %.1f s\n",
-		rep.Seconds.Load, rep.Seconds.Pipeline, rep.Seconds.Measure, rep.Seconds.Probes)
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -236,20 +236,10 @@ func testBenchLocomo(t *testing.T, semantic bool) {
 	if err := runBenchLocomo(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	table := stdout.String()
-	for _, want := range []string{legs, "| category | n |", "| 1 multi-hop | 1 |", "| 2 temporal | 1 |", "| 3 open-domain | 0 |", "| 4 single-hop | 1 |", "| 1–4 overall | 3 |", "| 5 adversarial | 1 |", "| 1–4 no shared keyword | 1 |", "left out 1"} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
-		}
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantAll(t, stdout.String(), legs, "| category | n |", "| 1 multi-hop | 1 |", "| 2 temporal | 1 |", "| 3 open-domain | 0 |", "| 4 single-hop | 1 |",
+		"| 1–4 overall | 3 |", "| 5 adversarial | 1 |", "| 1–4 no shared keyword | 1 |", "left out 1")
 	var rep locomoReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &rep)
 	if rep.Questions != 5 || rep.LeftOut != 1 || rep.Messages != 8 || rep.DroppedEvidence != 2 || len(rep.Rows) != len(locomoRows) {
 		t.Fatalf("report: %+v", rep)
 	}
@@ -287,7 +277,7 @@ func testBenchLocomo(t *testing.T, semantic bool) {
 }
 
 func TestBenchLocomoNeedsData(t *testing.T) {
-	err := runBenchLocomo(context.Background(), nil, io.Discard, io.Discard, func(string) string { return "" })
+	err := runBenchLocomo(context.Background(), nil, io.Discard, io.Discard, noEnv)
 	if err == nil || !strings.Contains(err.Error(), "--data") {
 		t.Fatalf("err = %v", err)
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +46,32 @@ func dataDir(t *testing.T) string {
 		}
 	}
 	return filepath.Join(dir, "data")
+}
+
+// wantAll fails t unless text holds each of want.
+func wantAll(t *testing.T, text string, want ...string) {
+	t.Helper()
+	var missing []string
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("output lacks %q:\n%s", missing, text)
+	}
+}
+
+// readJSON reads the JSON file path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestCommandsHelp: every benchmark answers -h and --help with its usage on

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -242,7 +241,7 @@ type mnemosTurnStats struct {
 
 // mnemosSamples gathers one kind of recall.
 type mnemosSamples struct {
-	took           []float64
+	took           samples
 	entries, chars int
 	byLevel        [4]int
 	empty          int
@@ -261,9 +260,8 @@ func (s *mnemosSamples) add(took float64, r mnemos.Recall) {
 }
 
 func (s *mnemosSamples) row(kind string) mnemosRecall {
-	slices.Sort(s.took)
 	n := float64(len(s.took))
-	r := mnemosRecall{Kind: kind, N: len(s.took), P50: pct(s.took, 50), P95: pct(s.took, 95), P99: pct(s.took, 99), Max: s.took[len(s.took)-1],
+	r := mnemosRecall{Kind: kind, N: len(s.took), P50: s.took.pct(50), P95: s.took.pct(95), P99: s.took.pct(99), Max: s.took.max(),
 		Entries: float64(s.entries) / n, Chars: float64(s.chars) / n, Empty: float64(s.empty) / n}
 	for l := 1; l <= 3; l++ {
 		r.ByLevel[l] = float64(s.byLevel[l]) / n

@@ -39,7 +39,6 @@ type mnemosLoaded struct {
 // definitions they had: one bulk build is much faster than as many inserts
 // into the graph.
 func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mnemosGen, o mnemosOptions, stderr io.Writer) (*mnemosLoaded, error) {
-	entries, tenants, keep, workMem := o.entries, o.tenants, o.withIndex, o.workMem
 	start := time.Now()
 	ld := &mnemosLoaded{}
 	spaceID, _, err := space.ID(ctx)
@@ -47,37 +46,15 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 		return nil, err
 	}
 	accounts := account.NewStore(db.Owner)
-	for t := range tenants {
+	for t := range o.tenants {
 		s, err := accounts.CreateTenantUser(ctx, fmt.Sprintf("bench-mnemos-%d", t))
 		if err != nil {
 			return ld, err
 		}
 		ld.scopes = append(ld.scopes, s)
 	}
-	defs, err := mnemosIndexDefs(ctx, db, spaceID)
-	if err != nil {
-		return ld, err
-	}
-	if len(defs) != 3 {
-		return ld, fmt.Errorf("bench mnemos: space %d has %d HNSW indexes on experiences, want 3", spaceID, len(defs))
-	}
-	var others int
-	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM experiences WHERE space_id = $1`, spaceID).Scan(&others); err != nil {
-		return ld, err
-	}
-	rebuild := !keep && others == 0
-	switch {
-	case keep:
-		ld.strategy = "kept during the load (--load-with-index)"
-	case others > 0:
-		ld.strategy = fmt.Sprintf("kept during the load (%d rows of other tenants use them)", others)
-	default:
-		ld.strategy = "dropped, built after the load with maintenance_work_mem " + workMem
-		for _, d := range defs {
-			if _, err := db.Owner.Exec(ctx, `DROP INDEX `+pgx.Identifier{d.name}.Sanitize()); err != nil {
-				return ld, err
-			}
-		}
+	defs, rebuild, err := mnemosDropIndexes(ctx, db, spaceID, o, ld)
+	if rebuild {
 		// Whatever happens, the indexes are there again afterwards.
 		defer func() {
 			for _, d := range defs {
@@ -85,12 +62,14 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 			}
 		}()
 	}
-
+	if err != nil {
+		return ld, err
+	}
 	copyStart := time.Now()
 	for t, scope := range ld.scopes {
-		n1 := entries / tenants
+		n1 := o.entries / o.tenants
 		if t == 0 {
-			n1 += entries % tenants
+			n1 += o.entries % o.tenants
 		}
 		levels := [4]int{0, n1, (n1 + 50) / 100, (n1 + 25) / 50}
 		rng := rand.New(rand.NewPCG(uint64(t), 3))
@@ -108,34 +87,9 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 	}
 	ld.copyTook = time.Since(copyStart)
 	fmt.Fprintf(stderr, "bench mnemos: %d experiences copied in %v\n", ld.total[0], ld.copyTook.Round(time.Millisecond))
-
 	if rebuild {
-		indexStart := time.Now()
-		conn, err := db.Owner.Acquire(ctx)
-		if err != nil {
+		if err := mnemosBuildIndexes(ctx, db, spaceID, defs, o.workMem, ld, stderr); err != nil {
 			return ld, err
-		}
-		defer conn.Release()
-		if _, err := conn.Exec(ctx, `SELECT set_config('maintenance_work_mem', $1, false)`, workMem); err != nil {
-			return ld, err
-		}
-		for _, d := range defs {
-			t := time.Now()
-			if _, err := conn.Exec(ctx, d.def); err != nil {
-				return ld, fmt.Errorf("bench mnemos: rebuild %s: %w", d.name, err)
-			}
-			fmt.Fprintf(stderr, "bench mnemos: built %s in %v\n", d.name, time.Since(t).Round(time.Millisecond))
-		}
-		if _, err := conn.Exec(ctx, `RESET maintenance_work_mem`); err != nil {
-			return ld, err
-		}
-		ld.indexTook = time.Since(indexStart)
-		after, err := mnemosIndexDefs(ctx, db, spaceID)
-		if err != nil {
-			return ld, err
-		}
-		if !slices.Equal(after, defs) {
-			return ld, fmt.Errorf("bench mnemos: the rebuilt indexes differ: %v, was %v", after, defs)
 		}
 	}
 	// VACUUM too, as a table in steady state would be: an autovacuum of
@@ -147,6 +101,70 @@ func loadMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 	ld.vacuumTook = time.Since(vacuumStart)
 	ld.took = time.Since(start)
 	return ld, nil
+}
+
+// mnemosDropIndexes reads the space's three HNSW indexes on experiences and
+// drops them unless o says to keep them or other rows of the space use
+// them; rebuild says whether it dropped them. It says in ld which.
+func mnemosDropIndexes(ctx context.Context, db *database, spaceID int32, o mnemosOptions, ld *mnemosLoaded) (defs []mnemosIndexDef, rebuild bool, err error) {
+	if defs, err = mnemosIndexDefs(ctx, db, spaceID); err != nil {
+		return nil, false, err
+	}
+	if len(defs) != 3 {
+		return nil, false, fmt.Errorf("bench mnemos: space %d has %d HNSW indexes on experiences, want 3", spaceID, len(defs))
+	}
+	var others int
+	if err := db.Owner.QueryRow(ctx, `SELECT count(*) FROM experiences WHERE space_id = $1`, spaceID).Scan(&others); err != nil {
+		return nil, false, err
+	}
+	switch {
+	case o.withIndex:
+		ld.strategy = "kept during the load (--load-with-index)"
+		return defs, false, nil
+	case others > 0:
+		ld.strategy = fmt.Sprintf("kept during the load (%d rows of other tenants use them)", others)
+		return defs, false, nil
+	}
+	ld.strategy = "dropped, built after the load with maintenance_work_mem " + o.workMem
+	for _, d := range defs {
+		if _, err := db.Owner.Exec(ctx, `DROP INDEX `+pgx.Identifier{d.name}.Sanitize()); err != nil {
+			return defs, true, err
+		}
+	}
+	return defs, true, nil
+}
+
+// mnemosBuildIndexes builds the dropped indexes defs again, with workMem,
+// and checks they are as they were.
+func mnemosBuildIndexes(ctx context.Context, db *database, spaceID int32, defs []mnemosIndexDef, workMem string, ld *mnemosLoaded, stderr io.Writer) error {
+	indexStart := time.Now()
+	conn, err := db.Owner.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT set_config('maintenance_work_mem', $1, false)`, workMem); err != nil {
+		return err
+	}
+	for _, d := range defs {
+		t := time.Now()
+		if _, err := conn.Exec(ctx, d.def); err != nil {
+			return fmt.Errorf("bench mnemos: rebuild %s: %w", d.name, err)
+		}
+		fmt.Fprintf(stderr, "bench mnemos: built %s in %v\n", d.name, time.Since(t).Round(time.Millisecond))
+	}
+	if _, err := conn.Exec(ctx, `RESET maintenance_work_mem`); err != nil {
+		return err
+	}
+	ld.indexTook = time.Since(indexStart)
+	after, err := mnemosIndexDefs(ctx, db, spaceID)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(after, defs) {
+		return fmt.Errorf("bench mnemos: the rebuilt indexes differ: %v, was %v", after, defs)
+	}
+	return nil
 }
 
 type mnemosIndexDef struct{ name, def string }
@@ -339,36 +357,8 @@ func mnemosAccuracy(ctx context.Context, db *database, space *mnemos.Space, scop
 		return nil, err
 	}
 	q := mnemosRecallSQL(spaceID, dims, mnemos.L1)
-	sims := func(db interface {
-		Query(context.Context, string, ...any) (pgx.Rows, error)
-	}, v pgvector.Vector) ([]float64, error) {
-		rows, err := db.Query(ctx, q, scope.TenantID, v, mnemosRecallRows)
-		if err != nil {
-			return nil, err
-		}
-		var out []float64
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, vals[7].(float64))
-		}
-		slices.Sort(out)
-		slices.Reverse(out)
-		return out, rows.Err()
-	}
-	found := func(exact, approx []float64, k int) float64 {
-		k = min(k, len(exact))
-		hit := 0
-		for _, s := range approx[:min(k, len(approx))] {
-			if s >= exact[k-1]-1e-6 {
-				hit++
-			}
-		}
-		return float64(hit) / float64(k)
-	}
+	sims := func(db querier, v pgvector.Vector) ([]float64, error) { return mnemosSims(ctx, db, q, scope, v) }
+	found := mnemosFound
 	rows := []mnemosAccuracyRow{{Kind: "all"}}
 	for _, k := range mnemosKinds {
 		rows = append(rows, mnemosAccuracyRow{Kind: k})
@@ -383,7 +373,7 @@ func mnemosAccuracy(ctx context.Context, db *database, space *mnemos.Space, scop
 		if err != nil {
 			return nil, err
 		}
-		approxMS := float64(time.Since(t).Microseconds()) / 1000
+		approxMS := ms(time.Since(t))
 		var exact []float64
 		var exactMS float64
 		err = pgx.BeginFunc(ctx, db.Owner, func(tx pgx.Tx) error {
@@ -392,7 +382,7 @@ func mnemosAccuracy(ctx context.Context, db *database, space *mnemos.Space, scop
 			}
 			t := time.Now()
 			exact, err = sims(tx, v)
-			exactMS = float64(time.Since(t).Microseconds()) / 1000
+			exactMS = ms(time.Since(t))
 			return err
 		})
 		if err != nil {
@@ -415,13 +405,51 @@ func mnemosAccuracy(ctx context.Context, db *database, space *mnemos.Space, scop
 	for _, r := range rows {
 		if r.N > 0 {
 			r.Top12, r.Top3 = r.Top12/float64(r.N), r.Top3/float64(r.N)
-			slices.Sort(r.indexMS)
-			slices.Sort(r.exactMS)
-			r.IndexP50, r.ExactP50 = pct(r.indexMS, 50), pct(r.exactMS, 50)
+			r.IndexP50, r.ExactP50 = r.indexMS.pct(50), r.exactMS.pct(50)
 			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// querier runs a query: a pool or a transaction.
+type querier interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}
+
+// mnemosSims runs the recall query q for scope and v on db and returns the
+// rows' similarities, the highest first.
+func mnemosSims(ctx context.Context, db querier, q string, scope yakor.Scope, v pgvector.Vector) ([]float64, error) {
+	rows, err := db.Query(ctx, q, scope.TenantID, v, mnemosRecallRows)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, vals[7].(float64))
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
+	return out, rows.Err()
+}
+
+// mnemosFound is the share of the exact k nearest rows (similarities
+// exact) among the first k approx returned, a row as near as the exact
+// k-th counting as found.
+func mnemosFound(exact, approx []float64, k int) float64 {
+	k = min(k, len(exact))
+	hit := 0
+	for _, s := range approx[:min(k, len(approx))] {
+		if s >= exact[k-1]-1e-6 {
+			hit++
+		}
+	}
+	return float64(hit) / float64(k)
 }
 
 // mnemosAccuracyRow is the index's accuracy on one kind of question.
@@ -434,5 +462,5 @@ type mnemosAccuracyRow struct {
 	// and with index scans off (a bitmap or sequential scan, then a sort).
 	IndexP50         float64 `json:"planned_p50_ms"`
 	ExactP50         float64 `json:"exact_p50_ms"`
-	indexMS, exactMS []float64
+	indexMS, exactMS samples
 }

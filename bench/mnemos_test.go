@@ -3,9 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,25 +21,14 @@ func TestBenchMnemos(t *testing.T) {
 	if err := runBenchMnemos(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	table := stdout.String()
-	for _, want := range []string{
+	wantAll(t, stdout.String(), []string{
 		"2060 experiences (2000 L1 examples, 20 L2 notes, 40 L3 warnings) over 1 tenant(s)",
 		"| questions | n | p50 |", "| all | 20 |", "| paraphrase of a stored question | 7 |", "| unrelated question | 6 |",
 		"L1 recall query, HNSW index experiences_vec_s1_l1", "EXPLAIN (ANALYZE, BUFFERS), custom plan:",
 		"| without recall | 10 |", "| with recall | 10 |", "cost added by recall",
-	} {
-		if !strings.Contains(table, want) {
-			t.Errorf("output lacks %q:\n%s", want, table)
-		}
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}...)
 	var rep mnemosReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &rep)
 	if rep.Loaded != [4]int{2060, 2000, 20, 40} || rep.MeasuredTenant != rep.Loaded || rep.Dims != 384 {
 		t.Fatalf("loaded %v, measured %v, %d dims", rep.Loaded, rep.MeasuredTenant, rep.Dims)
 	}
@@ -115,7 +102,7 @@ func TestMnemosParaphrase(t *testing.T) {
 
 func TestBenchMnemosFlags(t *testing.T) {
 	for _, args := range [][]string{{"--entries", "0"}, {"--entries", "10", "--tenants", "11"}, {"--turns", "0"}} {
-		err := runBenchMnemos(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
+		err := runBenchMnemos(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}, noEnv)
 		if err == nil || !strings.Contains(err.Error(), "bench mnemos") {
 			t.Errorf("%q: err = %v", args, err)
 		}

@@ -3,11 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"yakor/postgres/pgtest"
@@ -27,21 +25,10 @@ func TestBenchPrompt(t *testing.T) {
 	if err := runBenchPrompt(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	out := stdout.String()
-	for _, want := range []string{"| turn | prompt chars | system | facts | anchors | summary | window | memory | message | found | full context chars | full ÷ prompt |",
-		"\n| 1 |", "\n| 20 |", "\n| 40 |", "\n| 60 |"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantAll(t, stdout.String(), "| turn | prompt chars | system | facts | anchors | summary | window | memory | message | found | full context chars | full ÷ prompt |",
+		"\n| 1 |", "\n| 20 |", "\n| 40 |", "\n| 60 |")
 	var r promptResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, jsonPath, &r)
 	if r.Turns != 60 || r.Step != 10 || len(r.Points) != 7 || r.Summaries == 0 || r.Anchors == 0 {
 		t.Fatalf("result: %d turns, a point every %d, %d points, %d summaries, %d anchors", r.Turns, r.Step, len(r.Points), r.Summaries, r.Anchors)
 	}

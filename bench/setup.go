@@ -19,20 +19,9 @@ import (
 // report.
 const defaultBenchDir = "./.yakor-bench"
 
-// newFlagSet is a benchmark's flags. Its usage goes to stdout when args
-// ask for it (-h, --help), errors to stderr.
+// newFlagSet is the flags of yakor bench name (app.NewFlagSet).
 func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("yakor bench "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" || a == "-help" {
-			fs.SetOutput(stdout)
-		}
-	}
-	return fs
+	return app.NewFlagSet("yakor bench "+name, args, stdout, stderr)
 }
 
 // parseFlags parses a benchmark's own flags, declared on fs, with

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 
+	"yakor/app"
 	"yakor/bench"
 )
 
@@ -156,15 +157,5 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" |
 // newFlagSet is a command's flags. Its usage goes to stdout when args ask
 // for it (-h, --help), errors to stderr.
 func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("yakor "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if isHelp(a) && a != "help" {
-			fs.SetOutput(stdout)
-		}
-	}
-	return fs
+	return app.NewFlagSet("yakor "+name, args, stdout, stderr)
 }
