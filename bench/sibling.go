@@ -32,9 +32,8 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	if db.url == "" {
 		return nil, "", errors.New("bench: the database's connection string is unknown")
 	}
-	quoted := pgx.Identifier{name}.Sanitize()
 	if fresh {
-		if _, err := db.Owner.Exec(ctx, `DROP DATABASE IF EXISTS `+quoted+` WITH (FORCE)`); err != nil {
+		if err := db.dropSibling(ctx, name); err != nil {
 			return nil, "", fmt.Errorf("bench: drop database %s: %w", name, err)
 		}
 	}
@@ -42,7 +41,7 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	err = db.Owner.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		if _, err := db.Owner.Exec(ctx, `CREATE DATABASE `+quoted); err != nil {
+		if _, err := db.Owner.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); err != nil {
 			return nil, "", fmt.Errorf("bench: create database %s (the benchmark's role needs CREATEDB, which its private cluster has): %w", name, err)
 		}
 	case err != nil:
