@@ -59,6 +59,9 @@ type App struct {
 	Server *web.Server
 	// Local is the scope of requests without a key (the local user).
 	Local yakor.Scope
+	// Messages embeds messages for history search's semantic leg; nil
+	// without SearchSemantic.
+	Messages *mnemos.MessageIndex
 
 	ownDB    bool
 	ln       net.Listener
@@ -168,7 +171,7 @@ func (a *App) workers(tenant TenantDB, space *mnemos.Space, t Tuning, m models) 
 	}
 	if cfg.SearchSemantic {
 		index := mnemos.NewMessageIndex(tenant, space)
-		w.Messages = index
+		a.Messages, w.Messages = index, index
 		a.Searcher = a.Searcher.WithSemantic(index)
 		a.Engine = a.Engine.WithSearcher(a.Searcher)
 	}

@@ -94,7 +94,7 @@ func WithHelpers(h Helpers) Option { return func(o *options) { o.helpers = &h } 
 // WithEmbedder embeds with e instead of the configured embedding model.
 func WithEmbedder(e mnemos.Embedder) Option { return func(o *options) { o.embed = e } }
 
-// WithInlineJobs keeps the post-turn jobs in memory until App.Jobs.RunPending
+// WithInlineJobs keeps the post-turn jobs in memory until App.Inline.RunPending
 // (jobs.Inline) instead of River's durable queue.
 func WithInlineJobs() Option { return func(o *options) { o.inline = true } }
 

@@ -35,6 +35,24 @@ func (s Setting) Bool() bool {
 	return ok && b.IsBoolFlag()
 }
 
+// NewFlagSet is the flag set of the command name ("yakor serve"): its
+// errors go to stderr, and so does its usage unless args ask for it (-h,
+// --help, before any "--"), when it goes to stdout.
+func NewFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { Usage(fs.Output(), fs) }
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			fs.SetOutput(stdout)
+		}
+	}
+	return fs
+}
+
 // Parse reads the settings into DefaultConfig: the environment (getenv),
 // then the flags in args, which win. A command declares its own flags on
 // fs before the call. It returns flag.ErrHelp for -h and --help, having
@@ -91,8 +109,10 @@ func Usage(w io.Writer, fs *flag.FlagSet) {
 		fmt.Fprintln(w, "\nflags of this command:")
 		fmt.Fprintln(w, strings.Join(own, "\n"))
 	}
-	fmt.Fprintln(w, "\nsettings (every command reads them; flags win over the environment):")
-	fmt.Fprintln(w, strings.Join(common, "\n"))
+	if len(common) > 0 {
+		fmt.Fprintln(w, "\nsettings (every command reads them; flags win over the environment):")
+		fmt.Fprintln(w, strings.Join(common, "\n"))
+	}
 }
 
 // text, count, boolean, fraction and duration are the settings' kinds of

@@ -18,6 +18,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"yakor/app"
+	"yakor/bench"
 )
 
 // runFunc runs a command with its arguments (after its name).
@@ -56,6 +59,15 @@ func commands() []command {
 		{name: "version", args: "[--json]", summary: "the module version and the commit this binary was built from", run: runVersion},
 		{name: "help", args: "[COMMAND]", summary: "this list, or a command's usage"},
 	}
+}
+
+// benchCommands are the benchmarks of package bench.
+func benchCommands() []command {
+	var cs []command
+	for _, b := range bench.Commands() {
+		cs = append(cs, command{name: b.Name, args: b.Args, summary: b.Summary, run: b.Run})
+	}
+	return cs
 }
 
 func main() {
@@ -145,19 +157,5 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" |
 // newFlagSet is a command's flags. Its usage goes to stdout when args ask
 // for it (-h, --help), errors to stderr.
 func newFlagSet(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("yakor "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\nflags:\n", fs.Name())
-		fs.PrintDefaults()
-	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if isHelp(a) && a != "help" {
-			fs.SetOutput(stdout)
-		}
-	}
-	return fs
+	return app.NewFlagSet("yakor "+name, args, stdout, stderr)
 }
