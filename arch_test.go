@@ -74,6 +74,7 @@ func TestArrows(t *testing.T) {
 		{"yakor/history", "yakor/search"},
 		{"yakor/mnemos", "yakor/anchors"},
 		{"yakor/sufler", "yakor/anchors"},
+		{"yakor/facts", "yakor/anchors"},
 		{"yakor/words", "yakor"},
 		{"yakor/sufler", "yakor/turn"},
 		{"yakor/turn", "yakor/web"},
