@@ -45,6 +45,15 @@ func (s *Service) List(ctx context.Context, scope yakor.Scope) (List, error) {
 
 func list(ctx context.Context, db DB, scope yakor.Scope) (List, error) {
 	var out List
+	// The cursor first: anchoring writes the anchors and the cursor in
+	// one transaction, so the anchors read after it hold everything it
+	// says was processed (read the other way round, a pass committing in
+	// between showed its cursor without its anchors).
+	err := db.QueryRow(ctx, `SELECT last_message_id, coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
+		scope.TenantID, scope.ThreadParam()).Scan(&out.ProcessedThrough, &out.CurrentID)
+	if _, err := postgres.Found("list anchors", err); err != nil {
+		return out, err
+	}
 	const q = `SELECT ` + anchorColumns + ` FROM microgoals
 WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL ORDER BY id`
 	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam())
@@ -53,11 +62,6 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 	}
 	if out.Anchors, err = pgx.CollectRows(rows, scanAnchor); err != nil {
 		return out, postgres.Wrap("list anchors", err)
-	}
-	err = db.QueryRow(ctx, `SELECT last_message_id, coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadParam()).Scan(&out.ProcessedThrough, &out.CurrentID)
-	if _, err := postgres.Found("list anchors", err); err != nil {
-		return out, err
 	}
 	return out, nil
 }
