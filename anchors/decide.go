@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"cmp"
 	"strings"
 	"time"
 	"unicode"
@@ -68,15 +69,9 @@ func DefaultConfig() Config {
 
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	if c.CharThreshold <= 0 {
-		c.CharThreshold = d.CharThreshold
-	}
-	if c.Similarity <= 0 {
-		c.Similarity = d.Similarity
-	}
-	if c.MergeWindow <= 0 {
-		c.MergeWindow = d.MergeWindow
-	}
+	c.CharThreshold = cmp.Or(max(c.CharThreshold, 0), d.CharThreshold)
+	c.Similarity = cmp.Or(max(c.Similarity, 0), d.Similarity)
+	c.MergeWindow = cmp.Or(max(c.MergeWindow, 0), d.MergeWindow)
 	if c.Similar == nil {
 		c.Similar = words.Similarity
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"yakor/postgres/pgtest"
 )
 
 // TestBenchLoadSurvivesPostgresRestart runs the load bench small against
@@ -17,7 +18,7 @@ import (
 // lost, none stored twice, each answered once and in order, no turn left
 // running.
 func TestBenchLoadSurvivesPostgresRestart(t *testing.T) {
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	for _, mode := range []string{"fast", "immediate"} {
 		t.Run(mode, func(t *testing.T) {
 			var stderr bytes.Buffer

@@ -7,10 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+	"yakor/app/apptest"
 )
 
 // yakorBin is the yakor binary, built once for the tests that serve it
@@ -22,10 +21,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	yakorBin = filepath.Join(dir, "yakor")
-	out, err := exec.Command("go", "build", "-o", yakorBin, "../cmd/yakor").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build yakor: %v\n%s", err, out)
+	if yakorBin, err = apptest.BuildBinary(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -35,18 +32,6 @@ func TestMain(m *testing.M) {
 
 // noEnv is an empty environment.
 func noEnv(string) string { return "" }
-
-// dataDir returns a data folder the unprivileged PostgreSQL account can reach.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{dir, filepath.Dir(dir)} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "data")
-}
 
 // wantAll fails t unless text holds each of want.
 func wantAll(t *testing.T, text string, want ...string) {

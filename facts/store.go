@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 
@@ -42,18 +43,10 @@ func DefaultConfig() Config {
 // withDefaults fills each field <= 0 from DefaultConfig.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	if c.Caps.Chat <= 0 {
-		c.Caps.Chat = d.Caps.Chat
-	}
-	if c.Caps.User <= 0 {
-		c.Caps.User = d.Caps.User
-	}
-	if c.Caps.Project <= 0 {
-		c.Caps.Project = d.Caps.Project
-	}
-	if c.Budget <= 0 {
-		c.Budget = d.Budget
-	}
+	c.Caps.Chat = cmp.Or(max(c.Caps.Chat, 0), d.Caps.Chat)
+	c.Caps.User = cmp.Or(max(c.Caps.User, 0), d.Caps.User)
+	c.Caps.Project = cmp.Or(max(c.Caps.Project, 0), d.Caps.Project)
+	c.Budget = cmp.Or(max(c.Budget, 0), d.Budget)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -125,20 +126,14 @@ func DefaultCompactConfig() CompactConfig {
 }
 
 func (c *CompactConfig) defaults() {
-	if c.WindowChars <= 0 {
-		c.WindowChars = 20_000
-	}
-	if c.TailChars <= 0 {
-		c.TailChars = c.WindowChars / 2
-	}
+	c.WindowChars = cmp.Or(max(c.WindowChars, 0), 20_000)
+	c.TailChars = cmp.Or(max(c.TailChars, 0), c.WindowChars/2)
 	if c.SummaryChars <= 0 {
 		// A summary that filled the window would leave no room for the
 		// messages it precedes.
 		c.SummaryChars = min(4000, max(c.WindowChars/4, 500))
 	}
-	if c.MinSave <= 0 {
-		c.MinSave = 2000
-	}
+	c.MinSave = cmp.Or(max(c.MinSave, 0), 2000)
 }
 
 // Compactor keeps long threads within their window: it summarizes what is

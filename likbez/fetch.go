@@ -2,6 +2,7 @@ package likbez
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,15 +65,9 @@ func DefaultFetchConfig() FetchConfig {
 // NewFetcher returns a Fetcher bounded by cfg.
 func NewFetcher(cfg FetchConfig) *Fetcher {
 	d := DefaultFetchConfig()
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = d.Timeout
-	}
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = d.MaxBytes
-	}
-	if cfg.MaxRedirects <= 0 {
-		cfg.MaxRedirects = d.MaxRedirects
-	}
+	cfg.Timeout = cmp.Or(max(cfg.Timeout, 0), d.Timeout)
+	cfg.MaxBytes = cmp.Or(max(cfg.MaxBytes, 0), d.MaxBytes)
+	cfg.MaxRedirects = cmp.Or(max(cfg.MaxRedirects, 0), d.MaxRedirects)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = d.UserAgent
 	}

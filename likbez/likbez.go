@@ -1,6 +1,7 @@
 package likbez
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -68,21 +69,11 @@ func DefaultConfig() Config {
 }
 
 func (c *Config) defaults() {
-	if c.Results <= 0 {
-		c.Results = 8
-	}
-	if c.TopicsPerRun <= 0 {
-		c.TopicsPerRun = 20
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 6
-	}
-	if c.Backoff <= 0 {
-		c.Backoff = 10 * time.Minute
-	}
-	if c.NoteChars <= 0 {
-		c.NoteChars = 1500
-	}
+	c.Results = cmp.Or(max(c.Results, 0), 8)
+	c.TopicsPerRun = cmp.Or(max(c.TopicsPerRun, 0), 20)
+	c.MaxAttempts = cmp.Or(max(c.MaxAttempts, 0), 6)
+	c.Backoff = cmp.Or(max(c.Backoff, 0), 10*time.Minute)
+	c.NoteChars = cmp.Or(max(c.NoteChars, 0), 1500)
 }
 
 // Service runs research: it takes the topics that are due, searches the

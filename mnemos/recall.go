@@ -34,24 +34,12 @@ type RecallConfig struct {
 }
 
 func (c *RecallConfig) defaults() {
-	if c.Budget <= 0 {
-		c.Budget = 3000
-	}
-	if c.Examples <= 0 {
-		c.Examples = 3
-	}
-	if c.Notes <= 0 {
-		c.Notes = 2
-	}
-	if c.Warnings <= 0 {
-		c.Warnings = 2
-	}
-	if c.MinSimilarity <= 0 {
-		c.MinSimilarity = 0.45
-	}
-	if c.TopicBoost <= 0 {
-		c.TopicBoost = 0.15
-	}
+	c.Budget = cmp.Or(max(c.Budget, 0), 3000)
+	c.Examples = cmp.Or(max(c.Examples, 0), 3)
+	c.Notes = cmp.Or(max(c.Notes, 0), 2)
+	c.Warnings = cmp.Or(max(c.Warnings, 0), 2)
+	c.MinSimilarity = cmp.Or(max(c.MinSimilarity, 0), 0.45)
+	c.TopicBoost = cmp.Or(max(c.TopicBoost, 0), 0.15)
 }
 
 // Recall is the memory a message called up.

@@ -1,6 +1,7 @@
 package mnemos
 
 import (
+	"cmp"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -30,12 +31,8 @@ func DefaultConfig() Config {
 }
 
 func (c *Config) defaults() {
-	if c.MergeThreshold <= 0 {
-		c.MergeThreshold = 0.9
-	}
-	if c.TopicThreshold <= 0 {
-		c.TopicThreshold = 0.5
-	}
+	c.MergeThreshold = cmp.Or(max(c.MergeThreshold, 0), 0.9)
+	c.TopicThreshold = cmp.Or(max(c.TopicThreshold, 0), 0.5)
 	c.Recall.defaults()
 }
 

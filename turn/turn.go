@@ -5,6 +5,7 @@
 package turn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,19 +105,11 @@ func DefaultConfig() Config {
 // defaults fills the settings that cannot be zero from DefaultConfig.
 func (c *Config) defaults() {
 	d := DefaultConfig()
-	if c.WindowChars <= 0 {
-		c.WindowChars = d.WindowChars
-	}
-	if c.MaxMessageChars <= 0 {
-		c.MaxMessageChars = d.MaxMessageChars
-	}
-	if c.StaleTurnAfter <= 0 {
-		c.StaleTurnAfter = d.StaleTurnAfter
-	}
+	c.WindowChars = cmp.Or(max(c.WindowChars, 0), d.WindowChars)
+	c.MaxMessageChars = cmp.Or(max(c.MaxMessageChars, 0), d.MaxMessageChars)
+	c.StaleTurnAfter = cmp.Or(max(c.StaleTurnAfter, 0), d.StaleTurnAfter)
 	c.SearchRounds = max(c.SearchRounds, 0)
-	if c.SearchBudget <= 0 {
-		c.SearchBudget = d.SearchBudget
-	}
+	c.SearchBudget = cmp.Or(max(c.SearchBudget, 0), d.SearchBudget)
 	if c.AnchorMode == "" {
 		c.AnchorMode = d.AnchorMode
 	}

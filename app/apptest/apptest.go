@@ -6,6 +6,9 @@ package apptest
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -62,4 +65,16 @@ func Start(tb testing.TB, cfg app.Config, opts ...app.Option) *Server {
 		tb.Fatalf("apptest: start: %v", err)
 	}
 	return &Server{App: a, URL: "http://" + a.Addr()}
+}
+
+// BuildBinary builds the yakor command into dir and returns its path, for
+// tests that run it as a subprocess (as users do); the build records the
+// commit, as make's does.
+func BuildBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "yakor")
+	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, "yakor/cmd/yakor").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build yakor: %v\n%s", err, out)
+	}
+	return bin, nil
 }

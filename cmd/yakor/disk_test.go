@@ -37,7 +37,7 @@ func mustRun(t *testing.T, name string, args ...string) {
 func newMountPoint(t *testing.T) string {
 	t.Helper()
 	pgtest.RequireRoot(t, "it mounts file systems")
-	return filepath.Dir(dataDir(t)) + "/disk"
+	return filepath.Dir(pgtest.DataDir(t)) + "/disk"
 }
 
 // mountTmpfs mounts a tmpfs of size (e.g. "160m") and unmounts it when the

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"yakor/postgres/pgtest"
 )
 
 type anchorsResp struct {
@@ -22,7 +23,7 @@ type anchorsResp struct {
 // server to start, once each: no message anchored twice, no duplicate
 // anchor, one grade per reply.
 func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	s := startServer(t, dir, "--workers", "0")
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"jobs"}`, &th)

@@ -65,7 +65,7 @@ func TestKeysCommand(t *testing.T) {
 // its socket and never stop it: a client sending turns all the while sees
 // no failure (no 503) and the server logs no error.
 func TestKeysBesideServe(t *testing.T) {
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	s := startServer(t, dir)
 	keys := func(args ...string) string {
 		t.Helper()

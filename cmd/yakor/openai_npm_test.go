@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"yakor/postgres/pgtest"
 )
 
 // TestOpenAINpmClient runs the official openai npm client
@@ -31,7 +32,7 @@ func TestOpenAINpmClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "openai", "package.json")); err != nil {
 		t.Fatalf("the openai npm package is missing from %s (%v): run `bash scripts/setup.sh test`", nodeDir, err)
 	}
-	s := startServer(t, dataDir(t))
+	s := startServer(t, pgtest.DataDir(t))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

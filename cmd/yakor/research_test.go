@@ -24,8 +24,8 @@ import (
 func TestResearchOncePerSlot(t *testing.T) {
 	url, _ := pgtest.NewURL(t)
 	flags := []string{"--database-url", url, "--research-schedule", "@every 2s", "--log-level", "warn"}
-	a := startServer(t, dataDir(t), flags...)
-	startServer(t, dataDir(t), flags...)
+	a := startServer(t, pgtest.DataDir(t), flags...)
+	startServer(t, pgtest.DataDir(t), flags...)
 
 	var status struct {
 		NextRunAt *time.Time `json:"next_run_at"`

@@ -31,10 +31,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	yakorBin = filepath.Join(dir, "yakor")
-	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", yakorBin, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build yakor: %v\n%s", err, out)
+	if yakorBin, err = apptest.BuildBinary(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -64,18 +62,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
-}
-
-// dataDir returns a data folder the unprivileged PostgreSQL account can reach.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{dir, filepath.Dir(dir)} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "data")
 }
 
 // startServer runs `yakor serve` on a port of the kernel's choosing (the
@@ -192,7 +178,7 @@ func checkConversation(t *testing.T, l listed, sent []string) {
 // TestServeConversationSurvivesRestart: a scripted conversation, a clean
 // stop, a new start on the same folder, and everything is still there.
 func TestServeConversationSurvivesRestart(t *testing.T) {
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	s := startServer(t, dir)
 	var th struct{ ID string }
 	if code := s.call(t, "POST", "/api/v1/threads", `{"title":"restart"}`, &th); code != http.StatusCreated {
@@ -217,7 +203,7 @@ func TestServeConversationSurvivesRestart(t *testing.T) {
 // TestServeSurvivesSIGKILL: yakor and its PostgreSQL are killed outright,
 // leaving a stale postmaster.pid; the next start recovers with all data.
 func TestServeSurvivesSIGKILL(t *testing.T) {
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	s := startServer(t, dir)
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"kill"}`, &th)
@@ -267,7 +253,7 @@ func TestServeAbandonsTurnsAfterCrash(t *testing.T) {
 	}))
 	t.Cleanup(model.Close)
 	t.Cleanup(func() { close(release) })
-	dir := dataDir(t)
+	dir := pgtest.DataDir(t)
 	s := startServer(t, dir, "--openai-base-url", model.URL+"/v1", "--chat-model", "slow-1")
 	var th struct{ ID string }
 	s.call(t, "POST", "/api/v1/threads", `{"title":"crash"}`, &th)

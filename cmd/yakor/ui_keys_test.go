@@ -21,7 +21,7 @@ import (
 // given; "Forget API key" asks afresh.
 func TestBrowserKeys(t *testing.T) {
 	url, _ := pgtest.NewURL(t)
-	s := startServer(t, dataDir(t), "--database-url", url, "--research-schedule", "off", "--log-level", "warn")
+	s := startServer(t, pgtest.DataDir(t), "--database-url", url, "--research-schedule", "off", "--log-level", "warn")
 	base := "http://" + s.addr
 
 	// Before any key: the local user has a conversation.

@@ -21,7 +21,7 @@ import (
 func TestBrowserUI(t *testing.T) {
 	start := time.Now()
 	url, _ := pgtest.NewURL(t)
-	s := startServer(t, dataDir(t), "--database-url", url, "--window-chars", "600",
+	s := startServer(t, pgtest.DataDir(t), "--database-url", url, "--window-chars", "600",
 		"--max-message-chars", "3000", "--research-schedule", "off", "--log-level", "warn")
 	base := "http://" + s.addr
 	browser := startChromium(t)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"yakor/postgres/cluster"
+	"yakor/postgres/pgtest"
 )
 
 // TestCheckDir: a folder that takes writes passes and keeps nothing of
@@ -31,7 +32,7 @@ func TestCheckDir(t *testing.T) {
 // TestStart_NoInit: with NoInit, a folder holding no cluster is not given
 // a new one (a restart into a disk that is not mounted, say).
 func TestStart_NoInit(t *testing.T) {
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	opts := testOptions(t, dir)
 	opts.NoInit = true
 	_, err := cluster.Start(context.Background(), opts)

@@ -12,20 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor/postgres/cluster"
+	"yakor/postgres/pgtest"
 )
-
-// newDir returns a data folder path inside a fresh temporary directory that
-// the postgres user can traverse (t.TempDir makes 0700 folders).
-func newDir(tb testing.TB) string {
-	tb.Helper()
-	d := tb.TempDir()
-	for _, p := range []string{d, filepath.Dir(d)} {
-		if err := os.Chmod(p, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return filepath.Join(d, "yakor")
-}
 
 // testOptions returns fast options for a cluster in dir.
 func testOptions(tb testing.TB, dir string) cluster.Options {
@@ -105,7 +93,7 @@ func waitClosed(tb testing.TB, ch <-chan struct{}, d time.Duration, what string)
 
 func TestStart(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	c := mustStart(t, testOptions(t, dir))
 
 	t.Run("URL", func(t *testing.T) {
@@ -157,7 +145,7 @@ func TestStart(t *testing.T) {
 
 func TestStart_Restart(t *testing.T) {
 	t.Parallel()
-	opts := testOptions(t, newDir(t))
+	opts := testOptions(t, pgtest.DataDir(t))
 	opts.Database = "data base" // quoting in DSN and CREATE DATABASE
 	c := mustStart(t, opts)
 	conn := mustConn(t, c)
@@ -175,7 +163,7 @@ func TestStart_Restart(t *testing.T) {
 
 func TestStart_ServerFails(t *testing.T) {
 	t.Parallel()
-	opts := testOptions(t, newDir(t))
+	opts := testOptions(t, pgtest.DataDir(t))
 	opts.Settings["shared_buffers"] = "not-a-size"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor/postgres/cluster"
+	"yakor/postgres/pgtest"
 )
 
 // TestOwnedFolder: a folder whose server another live process owns (named
@@ -19,7 +20,7 @@ import (
 // refuses it with ErrInUse, Start with Attach uses the running server and
 // leaves it running when stopped, and StopDir refuses it.
 func TestOwnedFolder(t *testing.T) {
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	opts := testOptions(t, dir)
 	c := mustStart(t, opts)
 	cluster.Disown(c)

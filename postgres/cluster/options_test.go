@@ -15,7 +15,7 @@ import (
 func TestStart_ParentNotTraversable(t *testing.T) {
 	pgtest.RequireRoot(t, "the server runs as another user only then")
 	t.Parallel()
-	locked := filepath.Join(filepath.Dir(newDir(t)), "locked")
+	locked := filepath.Join(filepath.Dir(pgtest.DataDir(t)), "locked")
 	if err := os.Mkdir(locked, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestStart_ParentNotTraversable(t *testing.T) {
 
 func TestStart_InvalidOptions(t *testing.T) {
 	t.Parallel()
-	base := newDir(t)
+	base := pgtest.DataDir(t)
 	tests := []struct {
 		name string
 		edit func(*cluster.Options)

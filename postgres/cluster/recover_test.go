@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"yakor/postgres/cluster"
+	"yakor/postgres/pgtest"
 )
 
 // stopDirCleanup stops whatever server runs in dir when the test ends.
@@ -43,7 +44,7 @@ func processGone(pid int) bool {
 
 func TestStart_StalePID(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	stopDirCleanup(t, dir)
 	opts := testOptions(t, dir)
 	opts.Detach = true
@@ -66,7 +67,7 @@ func TestStart_StalePID(t *testing.T) {
 
 func TestStart_Orphan(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	stopDirCleanup(t, dir)
 	opts := testOptions(t, dir)
 	opts.Detach = true
@@ -87,7 +88,7 @@ func TestStart_Orphan(t *testing.T) {
 // process that exits, as a killed "yakor serve" would, and starts again.
 func TestStart_OrphanOfExitedProcess(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	stopDirCleanup(t, dir)
 	orphan := runHelper(t, dir, true)
 	if processGone(orphan) {
@@ -106,7 +107,7 @@ func TestStart_OrphanOfExitedProcess(t *testing.T) {
 // process that started it exits without stopping it.
 func TestStart_ParentDies(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	stopDirCleanup(t, dir)
 	pid := runHelper(t, dir, false)
 	waitGone(t, pid, 15*time.Second)
@@ -169,7 +170,7 @@ func waitGone(tb testing.TB, pid int, d time.Duration) {
 
 func TestStopDir(t *testing.T) {
 	t.Parallel()
-	dir := newDir(t)
+	dir := pgtest.DataDir(t)
 	ctx := context.Background()
 	if err := cluster.StopDir(ctx, dir); err != nil {
 		t.Fatalf("StopDir without a cluster: %v", err)

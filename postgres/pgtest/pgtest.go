@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -249,4 +250,19 @@ func RequireRoot(tb testing.TB, why string) {
 	if os.Geteuid() != 0 {
 		tb.Fatalf("this test needs root (%s): run it as root, as CI does", why)
 	}
+}
+
+// DataDir returns a path for a private cluster's data folder inside a
+// fresh temporary directory that the unprivileged account PostgreSQL runs
+// as can traverse (t.TempDir makes 0700 folders); the folder itself does
+// not exist yet.
+func DataDir(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "data")
 }
