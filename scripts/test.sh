@@ -33,6 +33,24 @@ go test -count=1 -timeout 12m ${GOTESTFLAGS:-} ./...
 # A short fuzzing pass over the parsers and request decoders on every run;
 # seeds live in each package's testdata/fuzz. YAKOR_FUZZTIME=5m for a longer
 # one. go test -fuzz takes one package and one target at a time.
+#
+# Go 1.26's fuzz coordinator can fail a run at the -fuzztime boundary with a
+# bare "context deadline exceeded" when its workers are starved of CPU
+# (go.dev/issue/75804, fixed in Go 1.27): nothing was found, no input was
+# written. A real finding always writes its input ("Failing input written
+# to testdata/fuzz/…"), so only that, or any other failure, fails the run.
+fuzz() {
+  local out rc=0
+  out=$(go test -run '^$' -fuzz "^${1#*:}\$" -fuzztime "${YAKOR_FUZZTIME:-10s}" "./${1%%:*}/" 2>&1) || rc=$?
+  printf '%s\n' "$out"
+  if [ "$rc" -ne 0 ]; then
+    if grep -q 'context deadline exceeded' <<<"$out" && ! grep -qE 'Failing input written|panic:' <<<"$out"; then
+      echo "fuzz $1: stopped at the fuzztime boundary with nothing found (go.dev/issue/75804); not a failure" >&2
+      return 0
+    fi
+    return "$rc"
+  fi
+}
 for target in search:FuzzParser search:FuzzPatterns words:FuzzKeywords web/oaicompat:FuzzChatRequest web:FuzzDecode; do
-  go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${YAKOR_FUZZTIME:-10s}" "./${target%%:*}/"
+  fuzz "$target"
 done
