@@ -34,7 +34,7 @@ func registerKeyRoutes(g *gin.RouterGroup, s *Server) {
 // caller is the local user's, who administers the local tenant.
 func (s *Server) requireAdmin() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if v, ok := c.Get(callerKey); ok && !v.(account.Caller).Admin {
+		if !tenantAdmin(c) {
 			s.abort(c, yakor.Errorf(yakor.EFORBIDDEN, "this API key may not manage API keys: only an admin key may (an operator makes one with `yakor keys create --admin`)"))
 			return
 		}
