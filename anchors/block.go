@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"yakor/fence"
 )
 
 // DefaultBlockBudget is the budget of Block when none is given.
@@ -124,11 +125,11 @@ func newBlockLayout(anchors []Anchor, omitted int, currentID int64, lang string)
 	}
 	l := &blockLayout{words: wordsFor(lang), items: make([]blockItem, len(sorted))}
 	for i, a := range sorted {
-		topic := strings.Join(strings.Fields(a.Topic), " ")
+		topic := fence.Inline(a.Topic)
 		if topic == "" {
 			topic = "—"
 		}
-		data := strings.Join(splitFragments(a.Data), fragmentSep)
+		data := fence.Inline(strings.Join(splitFragments(a.Data), fragmentSep))
 		l.items[i] = blockItem{
 			topic: topic, data: data, topicLen: runeLen(topic), dataLen: runeLen(data),
 			current: i == cur,

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"yakor"
+	"yakor/fence"
 	"yakor/postgres"
 )
 
@@ -25,6 +26,17 @@ func (s *Store) Block(ctx context.Context, scope yakor.Scope, lang string) (stri
 	if err != nil || len(facts) == 0 {
 		return "", nil, err
 	}
+	text, ids := Render(facts, lang, s.cfg.Budget)
+	return text, ids, nil
+}
+
+// Render lays facts out as the facts block in lang within budget
+// characters: the chat's facts, the user's (preferences first) and the
+// project's, in the order given; a fact that does not fit is left out, and
+// each is fenced (fence.Inline) so that no stored text can forge or close a
+// block of the prompt. It returns the block ("" when no fact fits) and the
+// ids of the facts in it.
+func Render(facts []Fact, lang string, budget int) (string, []int64) {
 	w, ok := factWords[lang]
 	if !ok {
 		w = factWords["en"]
@@ -50,13 +62,13 @@ func (s *Store) Block(ctx context.Context, scope yakor.Scope, lang string) (stri
 
 	var b strings.Builder
 	b.WriteString(w[0])
-	left := s.cfg.Budget - utf8.RuneCountInString(w[0])
+	left := budget - utf8.RuneCountInString(w[0])
 	var ids []int64
 	for i, scope := range []string{ScopeChat, ScopeUser, ScopeProject} {
 		header := "\n" + w[i+1]
 		wrote := false
 		for _, f := range groups[scope] {
-			line := "\n- " + strings.Join(strings.Fields(f.Text), " ")
+			line := "\n- " + fence.Inline(f.Text)
 			need := utf8.RuneCountInString(line)
 			if !wrote {
 				need += utf8.RuneCountInString(header)
@@ -74,9 +86,9 @@ func (s *Store) Block(ctx context.Context, scope yakor.Scope, lang string) (stri
 		}
 	}
 	if len(ids) == 0 {
-		return "", nil, nil
+		return "", nil
 	}
-	return b.String(), ids, nil
+	return b.String(), ids
 }
 
 // MarkUsed records that facts went into a prompt: the caps evict the least

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"yakor/fence"
 	"yakor/llm"
 	"yakor/words"
 )
@@ -118,7 +119,7 @@ func (s Summary) Render(lang string, firstID, lastID int64) string {
 	for k, items := range [][]string{s.Resolved, s.Pending, {s.ActiveTask}} {
 		title := "\n" + l[k+1]
 		for _, it := range items {
-			if it = sumOneLine(it); it != "" {
+			if it = fence.Inline(it); it != "" {
 				b.WriteString(title + "\n- " + it)
 				title = ""
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor"
+	"yakor/fence"
 	"yakor/postgres"
 	"yakor/words"
 )
@@ -169,6 +169,21 @@ var wordsByLang = map[string]recallWords{
 	},
 }
 
+// Render lays entries out as the <memory-context> block in lang within
+// budget characters, examples (L1) first, then notes (L2) and warnings
+// (L3), each level in the order given; every stored field is fenced
+// (fence.Text, fence.Inline), so no entry can close the block. Recall
+// renders what it picked with it.
+func Render(entries []Experience, lang string, budget int) Recall {
+	var picked [4][]candidate
+	for _, e := range entries {
+		if e.Level >= L1 && e.Level <= L3 {
+			picked[e.Level] = append(picked[e.Level], candidate{Experience: e})
+		}
+	}
+	return render(picked, lang, budget)
+}
+
 // render lays the picked entries out within budget characters, examples
 // first; an entry that does not fit whole is shortened, and one that cannot
 // fit at all is left out.
@@ -212,14 +227,14 @@ func renderEntry(c candidate, w recallWords) string {
 	label := map[int]string{L1: w.example, L2: w.note, L3: w.warning}[c.Level]
 	b.WriteString("[" + label)
 	if c.Topic != "" {
-		b.WriteString(" · " + oneLine(c.Topic))
+		b.WriteString(" · " + fence.Inline(c.Topic))
 	}
 	b.WriteString("]\n")
 	switch c.Level {
 	case L1:
-		fmt.Fprintf(&b, "%s: %s\n%s: %s\n", w.question, oneLine(cut(c.Question, 600)), w.answer, cut(strings.TrimSpace(defuse(c.Answer)), 1200))
+		fmt.Fprintf(&b, "%s: %s\n%s: %s\n", w.question, oneLine(cut(c.Question, 600)), w.answer, cut(strings.TrimSpace(fence.Text(c.Answer)), 1200))
 	case L2:
-		fmt.Fprintf(&b, "%s\n%s\n", oneLine(cut(c.Question, 300)), cut(strings.TrimSpace(defuse(c.Answer)), 1500))
+		fmt.Fprintf(&b, "%s\n%s\n", oneLine(cut(c.Question, 300)), cut(strings.TrimSpace(fence.Text(c.Answer)), 1500))
 		if c.URL != "" {
 			fmt.Fprintf(&b, "%s: %s\n", w.source, oneLine(c.URL))
 		}
@@ -232,13 +247,6 @@ func renderEntry(c candidate, w recallWords) string {
 	return b.String()
 }
 
-// oneLine collapses white space, so an entry's field cannot break the
-// block's layout (or close its fence on a line of its own).
-func oneLine(s string) string { return strings.Join(strings.Fields(defuse(s)), " ") }
-
-// fenceTag matches the block's own tags inside an entry's text.
-var fenceTag = regexp.MustCompile(`(?i)</?\s*memory-context\s*>`)
-
-// defuse takes the block's tags out of an entry's text, so that no stored
-// answer can close the fence early.
-func defuse(s string) string { return fenceTag.ReplaceAllString(s, "") }
+// oneLine puts an entry's field on one line, fenced (fence.Inline), so it
+// can neither break the block's layout nor close its fence.
+func oneLine(s string) string { return fence.Inline(s) }

@@ -51,6 +51,6 @@ fuzz() {
     return "$rc"
   fi
 }
-for target in search:FuzzParser search:FuzzPatterns words:FuzzKeywords web/oaicompat:FuzzChatRequest web:FuzzDecode; do
+for target in search:FuzzParser search:FuzzPatterns words:FuzzKeywords web/oaicompat:FuzzChatRequest web:FuzzDecode fence:FuzzText turn:FuzzFences; do
   fuzz "$target"
 done

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"yakor/fence"
 )
 
 var (
@@ -46,17 +47,17 @@ func FormatHits(lang, query string, hits []Hit, final bool) string {
 	slices.SortFunc(sorted, func(a, b Hit) int { return cmp.Compare(a.MessageID, b.MessageID) })
 	switch {
 	case len(sorted) == 0 && ru:
-		fmt.Fprintf(&b, "%s «%s» — ничего не найдено.]\nНе ищи это снова: ответь тем, что знаешь, и скажи, чего не хватает.", FoundOpenRU, query)
+		fmt.Fprintf(&b, "%s «%s» — ничего не найдено.]\nНе ищи это снова: ответь тем, что знаешь, и скажи, чего не хватает.", FoundOpenRU, fence.Inline(query))
 	case len(sorted) == 0:
-		fmt.Fprintf(&b, "%s \"%s\" — nothing found.]\nDo not search for this again: answer with what you know and say what is missing.", FoundOpen, query)
+		fmt.Fprintf(&b, "%s \"%s\" — nothing found.]\nDo not search for this again: answer with what you know and say what is missing.", FoundOpen, fence.Inline(query))
 	default:
 		if ru {
-			fmt.Fprintf(&b, "%s «%s» — сообщений: %d, от старых к новым]\n", FoundOpenRU, query, len(sorted))
+			fmt.Fprintf(&b, "%s «%s» — сообщений: %d, от старых к новым]\n", FoundOpenRU, fence.Inline(query), len(sorted))
 		} else {
-			fmt.Fprintf(&b, "%s \"%s\" — %d messages, oldest first]\n", FoundOpen, query, len(sorted))
+			fmt.Fprintf(&b, "%s \"%s\" — %d messages, oldest first]\n", FoundOpen, fence.Inline(query), len(sorted))
 		}
 		for _, h := range sorted {
-			fmt.Fprintf(&b, "(%s, %s) %s\n", h.CreatedAt.UTC().Format("2006-01-02 15:04"), author(h, ru), h.Content)
+			fmt.Fprintf(&b, "(%s, %s) %s\n", h.CreatedAt.UTC().Format("2006-01-02 15:04"), fence.Inline(author(h, ru)), fence.Text(h.Content))
 		}
 		if ru {
 			b.WriteString("[КОНЕЦ НАЙДЕННОГО]")
