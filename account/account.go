@@ -36,7 +36,7 @@ func (s *Store) EnsureLocal(ctx context.Context) (yakor.Scope, error) {
 	if _, err := s.pool.Exec(ctx, `INSERT INTO tenants (id, name) VALUES ($1, 'local') ON CONFLICT (id) DO NOTHING`, LocalTenantID); err != nil {
 		return yakor.Scope{}, fmt.Errorf("ensure local tenant: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, 'local') ON CONFLICT (tenant_id, id) DO NOTHING`, LocalTenantID, LocalUserID); err != nil {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO users (tenant_id, id, name, external_id) VALUES ($1, $2, 'local', 'local') ON CONFLICT (tenant_id, id) DO NOTHING`, LocalTenantID, LocalUserID); err != nil {
 		return yakor.Scope{}, fmt.Errorf("ensure local user: %w", err)
 	}
 	return yakor.Scope{TenantID: LocalTenantID, UserID: LocalUserID}, nil

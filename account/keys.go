@@ -28,7 +28,7 @@ type Key struct {
 	Prefix        string     `json:"prefix"` // the key's first characters, to tell keys apart
 	RatePerMinute int        `json:"rate_per_minute"`
 	MaxTurns      int        `json:"max_turns"`
-	Admin         bool       `json:"admin"` // may manage its tenant's keys
+	Role          Role       `json:"role"`
 	CreatedAt     time.Time  `json:"created_at"`
 	RevokedAt     *time.Time `json:"revoked_at"`
 	LastUsedAt    *time.Time `json:"last_used_at"`
@@ -43,7 +43,7 @@ type NewKey struct {
 	Name          string // a label
 	RatePerMinute int    // requests a minute; 0: 120
 	MaxTurns      int    // turns at once; 0: 4
-	Admin         bool   // the key may manage its tenant's keys
+	Role          Role   // what the key may do; "": user
 }
 
 // Bounds of a key's fields.
@@ -81,8 +81,8 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, string, error) {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO api_keys (tenant_id, id, user_id, name, prefix, hash, rate_per_minute, max_turns, admin)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, tenant, id, user, nk.Name, secret[:len(keyPrefix)+6], hashKey(secret), nk.RatePerMinute, nk.MaxTurns, nk.Admin)
+		_, err = tx.Exec(ctx, `INSERT INTO api_keys (tenant_id, id, user_id, name, prefix, hash, rate_per_minute, max_turns, role)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, tenant, id, user, nk.Name, secret[:len(keyPrefix)+6], hashKey(secret), nk.RatePerMinute, nk.MaxTurns, nk.Role)
 		return err
 	})
 	if err != nil {
@@ -110,6 +110,12 @@ func (nk *NewKey) normalize() error {
 		if n := utf8.RuneCountInString(f.value); n > maxKeyName {
 			return yakor.Errorf(yakor.EINVALID, "%s is %d characters long; at most %d", f.field, n, maxKeyName)
 		}
+	}
+	if nk.Role == "" {
+		nk.Role = RoleUser
+	}
+	if !nk.Role.Valid() {
+		return yakor.Errorf(yakor.EINVALID, "role must be admin, backend or user, not %q", nk.Role)
 	}
 	if nk.RatePerMinute < 0 || nk.RatePerMinute > MaxRatePerMinute {
 		return yakor.Errorf(yakor.EINVALID, "rate_per_minute must be between 1 and %d requests a minute, not %d", MaxRatePerMinute, nk.RatePerMinute)
@@ -152,11 +158,7 @@ func keyOwner(ctx context.Context, tx pgx.Tx, nk NewKey) (tenant, user string, e
 		err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND id = $2`, tenant, nk.UserID).Scan(&user)
 		return tenant, user, postgres.NotFound("find user", err, yakor.Errorf(yakor.ENOTFOUND, "user %q not found in the key's tenant", nk.UserID))
 	}
-	err = tx.QueryRow(ctx, `SELECT id::text FROM users WHERE tenant_id = $1 AND name = $2 ORDER BY created_at LIMIT 1`, tenant, nk.User).Scan(&user)
-	if found, err = postgres.Found("find user", err); err == nil && !found {
-		user = uuid.NewString()
-		_, err = tx.Exec(ctx, `INSERT INTO users (tenant_id, id, name) VALUES ($1, $2, $3)`, tenant, user, nk.User)
-	}
+	user, err = ensureUser(ctx, tx, tenant, nk.User)
 	return tenant, user, err
 }
 
@@ -169,7 +171,7 @@ func hashKey(secret string) []byte {
 // an operator's view across tenants.
 func (s *Store) Keys(ctx context.Context, f KeyFilter) ([]Key, error) {
 	const q = `SELECT k.id::text AS id, k.tenant_id::text AS tenant_id, t.name AS tenant_name, k.user_id::text AS user_id, u.name AS user_name,
-    k.name, k.prefix, k.rate_per_minute, k.max_turns, k.admin, k.created_at, k.revoked_at, k.last_used_at
+    k.name, k.prefix, k.rate_per_minute, k.max_turns, k.role, k.created_at, k.revoked_at, k.last_used_at
 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
 WHERE ($1 = '' OR k.id::text = $1) AND ($2 = '' OR k.tenant_id::text = $2) ORDER BY k.created_at DESC, k.id`
 	rows, err := s.pool.Query(ctx, q, f.ID, f.TenantID)
@@ -224,7 +226,7 @@ type Caller struct {
 	Scope         yakor.Scope
 	RatePerMinute int
 	MaxTurns      int
-	Admin         bool // may manage its tenant's keys
+	Role          Role
 }
 
 // Authenticate finds the live key secret names. EUNAUTHORIZED: no such
@@ -233,8 +235,8 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Caller, error)
 	var c Caller
 	var revoked *time.Time
 	err := s.pool.QueryRow(ctx, `UPDATE api_keys SET last_used_at = now() WHERE hash = $1
-RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, admin, revoked_at`, hashKey(secret)).
-		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &c.Admin, &revoked)
+RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, role, revoked_at`, hashKey(secret)).
+		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &c.Role, &revoked)
 	if err != nil {
 		return Caller{}, postgres.NotFound("authenticate", err, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid"))
 	}

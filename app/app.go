@@ -220,7 +220,7 @@ func (a *App) deps(queue jobQueue, m models) web.Deps {
 			Version: Version().Version, Revision: Version().Revision,
 		},
 		UIDir: cfg.UIDir,
-		Keys:  a.Accounts, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
+		Keys:  a.Accounts, Users: a.Accounts, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
 	}
 }
 

@@ -63,6 +63,9 @@ type Thread struct {
 	ProjectID    string
 	Title        string
 	SystemPrompt string
+	// SystemPromptChangedAt is when a client last changed the system
+	// prompt (SetSystemPrompt); nil when it never did.
+	SystemPromptChangedAt *time.Time
 	// ExternalKey names the thread from outside (OpenThread); "" for none.
 	ExternalKey  string
 	CreatedAt    time.Time
@@ -261,7 +264,7 @@ func escapeLike(s string) string {
 // threadColumns are a Thread's columns, named as its fields for
 // pgx.RowToStructByName.
 const threadColumns = `id::text AS id, coalesce(project_id::text, '') AS project_id, title, system_prompt,
-coalesce(external_key, '') AS external_key, created_at, updated_at, message_count, authors`
+system_prompt_changed_at, coalesce(external_key, '') AS external_key, created_at, updated_at, message_count, authors`
 
 // queryThread runs q, which selects threadColumns, for exactly one thread
 // (none is the error postgres.NotFound and postgres.Found read as no rows).

@@ -108,3 +108,18 @@ RETURNING ` + threadColumns
 // byKey selects scope's user's thread with an external key: $1 tenant, $2
 // user, $3 key.
 const byKey = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2 AND external_key = $3`
+
+// SetSystemPrompt makes prompt scope's thread's system prompt, recording
+// when it changed; the same prompt again changes nothing. ENOTFOUND: no
+// such thread of the user.
+func (s *Store) SetSystemPrompt(ctx context.Context, scope yakor.Scope, prompt string) (Thread, error) {
+	if err := validThread(ThreadCreate{SystemPrompt: prompt}); err != nil {
+		return Thread{}, err
+	}
+	_, err := s.db.Exec(ctx, `UPDATE threads SET system_prompt = $4, system_prompt_changed_at = now()
+WHERE tenant_id = $1 AND user_id = $2 AND id = $3 AND system_prompt <> $4`, scope.TenantID, scope.UserID, scope.ThreadParam(), prompt)
+	if err != nil {
+		return Thread{}, postgres.Wrap("set system prompt", err)
+	}
+	return s.FindThread(ctx, scope)
+}

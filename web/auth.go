@@ -51,8 +51,7 @@ func (s *Server) authenticate() gin.HandlerFunc {
 		secret, hasKey := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
 		secret = strings.TrimSpace(secret)
 		if a.keys == nil {
-			actAs(c, s.local)
-			c.Next()
+			s.actLocally(c)
 			return
 		}
 		// Without keys any request is the local user's, also one with a
@@ -63,8 +62,7 @@ func (s *Server) authenticate() gin.HandlerFunc {
 			return
 		}
 		if local {
-			actAs(c, s.local)
-			c.Next()
+			s.actLocally(c)
 			return
 		}
 		if !hasKey || secret == "" {
@@ -83,8 +81,23 @@ func (s *Server) authenticate() gin.HandlerFunc {
 		}
 		actAs(c, caller.Scope)
 		c.Set(callerKey, caller)
+		if err := s.actForEndUser(c, c.GetHeader(headerUser)); err != nil {
+			s.abort(c, err)
+			return
+		}
 		c.Next()
 	}
+}
+
+// actLocally has a keyless request act as the local user, or as the end
+// user its X-Yakor-User names: the local mode acts as a backend key.
+func (s *Server) actLocally(c *gin.Context) {
+	actAs(c, s.local)
+	if err := s.actForEndUser(c, c.GetHeader(headerUser)); err != nil {
+		s.abort(c, err)
+		return
+	}
+	c.Next()
 }
 
 // actAs has the request act as scope: handlers read it with scopeOf, and

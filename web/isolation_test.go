@@ -22,8 +22,8 @@ import (
 func TestCrossTenantEveryRoute(t *testing.T) {
 	ctx := context.Background()
 	s := newStack(t, stackOptions{keys: true, cfg: turn.Config{AnchorMode: turn.AnchorSync}})
-	keyA, a := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann", Admin: true, RatePerMinute: 6000})
-	_, b := mustKey(t, s, account.NewKey{Tenant: "globex", User: "bob", Admin: true, RatePerMinute: 6000})
+	keyA, a := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann", Role: account.RoleAdmin, RatePerMinute: 6000})
+	_, b := mustKey(t, s, account.NewKey{Tenant: "globex", User: "bob", Role: account.RoleAdmin, RatePerMinute: 6000})
 	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s
 
 	// Tenant A's things, each holding the secret "9000".

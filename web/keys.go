@@ -35,7 +35,7 @@ func registerKeyRoutes(g *gin.RouterGroup, s *Server) {
 func (s *Server) requireAdmin() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !tenantAdmin(c) {
-			s.abort(c, yakor.Errorf(yakor.EFORBIDDEN, "this API key may not manage API keys: only an admin key may (an operator makes one with `yakor keys create --admin`)"))
+			s.abort(c, yakor.Errorf(yakor.EFORBIDDEN, "this API key may not manage API keys: only an admin key may (an operator makes one with `yakor keys create --role admin`)"))
 			return
 		}
 		c.Next()
@@ -49,14 +49,16 @@ type createdKey struct {
 }
 
 // keyCreate is a new key: {"name"?, "user"?, "rate_per_minute"?,
-// "max_turns"?, "admin"?}; a "tenant" is refused.
+// "max_turns"?, "role"?}; "admin": true is role "admin"; a "tenant" is
+// refused.
 type keyCreate struct {
-	Name          string  `json:"name"`
-	User          string  `json:"user"`
-	RatePerMinute *int    `json:"rate_per_minute"`
-	MaxTurns      *int    `json:"max_turns"`
-	Admin         bool    `json:"admin"`
-	Tenant        *string `json:"tenant"`
+	Name          string       `json:"name"`
+	User          string       `json:"user"`
+	RatePerMinute *int         `json:"rate_per_minute"`
+	MaxTurns      *int         `json:"max_turns"`
+	Role          account.Role `json:"role"`
+	Admin         bool         `json:"admin"`
+	Tenant        *string      `json:"tenant"`
 }
 
 // handleKeyCreate makes a key in the caller's tenant, acting as the user
@@ -82,7 +84,10 @@ func (s *Server) handleKeyCreate(c *gin.Context) {
 		return
 	}
 	scope := scopeOf(c)
-	nk := account.NewKey{TenantID: scope.TenantID, User: in.User, Name: in.Name, RatePerMinute: rate, MaxTurns: turns, Admin: in.Admin}
+	nk := account.NewKey{TenantID: scope.TenantID, User: in.User, Name: in.Name, RatePerMinute: rate, MaxTurns: turns, Role: in.Role}
+	if in.Admin {
+		nk.Role = account.RoleAdmin
+	}
 	if strings.TrimSpace(in.User) == "" {
 		nk.UserID = scope.UserID
 	}

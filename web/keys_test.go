@@ -18,7 +18,7 @@ type createdKey struct {
 	Prefix        string  `json:"prefix"`
 	RatePerMinute int     `json:"rate_per_minute"`
 	MaxTurns      int     `json:"max_turns"`
-	Admin         bool    `json:"admin"`
+	Role          string  `json:"role"`
 	RevokedAt     *string `json:"revoked_at"`
 	Secret        string  `json:"secret"`
 }
@@ -95,7 +95,7 @@ func TestKeyAdminLocal(t *testing.T) {
 	}
 	var keys []account.Key
 	keys, err = account.NewStore(s.pool).Keys(context.Background(), account.KeyFilter{})
-	if err != nil || len(keys) != 1 || !keys[0].Admin || keys[0].UserID != account.LocalUserID || keys[0].TenantID != account.LocalTenantID || keys[0].Name != "laptop" {
+	if err != nil || len(keys) != 1 || keys[0].Role != account.RoleAdmin || keys[0].UserID != account.LocalUserID || keys[0].TenantID != account.LocalTenantID || keys[0].Name != "laptop" {
 		t.Fatalf("the key made: %+v %v", keys, err)
 	}
 }
@@ -107,9 +107,9 @@ func TestKeyAdminLocal(t *testing.T) {
 // shows a secret.
 func TestKeyAdmin(t *testing.T) {
 	s := newStack(t, stackOptions{keys: true})
-	_, acme := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann", Name: "acme-admin", Admin: true})
+	_, acme := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann", Name: "acme-admin", Role: account.RoleAdmin})
 	_, plain := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann", Name: "acme-plain"})
-	_, globex := mustKey(t, s, account.NewKey{Tenant: "globex", User: "bob", Name: "globex-admin", Admin: true})
+	_, globex := mustKey(t, s, account.NewKey{Tenant: "globex", User: "bob", Name: "globex-admin", Role: account.RoleAdmin})
 
 	var made createdKey
 	code, body, _ := s.call(t, acme, "POST", "/api/v1/keys", `{"name":"ci runner","user":"bot","rate_per_minute":30,"max_turns":2}`)
@@ -120,7 +120,7 @@ func TestKeyAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(made.Secret, "yk_") || !strings.HasPrefix(made.Secret, made.Prefix) || made.Tenant != "acme" || made.User != "bot" ||
-		made.Name != "ci runner" || made.RatePerMinute != 30 || made.MaxTurns != 2 || made.Admin || made.RevokedAt != nil {
+		made.Name != "ci runner" || made.RatePerMinute != 30 || made.MaxTurns != 2 || made.Role != "user" || made.RevokedAt != nil {
 		t.Fatalf("made: %s", body)
 	}
 	// The new key works at once, as its user: a thread it makes is bot's.
@@ -198,7 +198,7 @@ func TestKeyAdmin(t *testing.T) {
 
 	// An admin key makes an admin key acting as itself when no user is named.
 	code, body, _ = s.call(t, acme, "POST", "/api/v1/keys", `{"name":"second admin","user":"  ","admin":true}`)
-	if err := jsonUnmarshal(body, &made); code != http.StatusCreated || err != nil || !made.Admin || made.User != "ann" {
+	if err := jsonUnmarshal(body, &made); code != http.StatusCreated || err != nil || made.Role != "admin" || made.User != "ann" {
 		t.Fatalf("second admin: %d %s", code, body)
 	}
 	if code, _, _ := s.call(t, made.Secret, "GET", "/api/v1/keys", ""); code != http.StatusOK {

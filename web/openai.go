@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -31,10 +32,9 @@ const (
 // modelAlias is the model name that always means the configured chat model.
 const modelAlias = "yakor"
 
-// idempotencyThreadKey prefixes the external key of a thread made by a
-// request that named none (no X-Yakor-Thread, no user) but carried an
-// Idempotency-Key, so that its retry finds the thread its first try made.
-const idempotencyThreadKey = "idempotency-key:"
+// defaultConversation is the external key of a user's default
+// conversation: the thread of the requests that name none.
+const defaultConversation = "yakor:default"
 
 // maxIdempotencyKey bounds Idempotency-Key, which becomes a client id.
 const maxIdempotencyKey = 200
@@ -121,25 +121,52 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 	s.streamCompletion(c, scope, in, now)
 }
 
-// openThread is the request's thread: the one X-Yakor-Thread names (which
-// must exist); else the caller's thread whose external key is the user
-// field, or, with no user either, the Idempotency-Key (so a retry finds its
-// first try's thread); else a new thread. A thread made here gets the
-// request's earlier messages as its history and its system messages as its
-// system prompt; a thread that exists keeps its own.
+// openThread is the request's thread, within its end user (the user field
+// or X-Yakor-User, else the key's user): the one X-Yakor-Thread names
+// (which must exist); else the thread of the client's conversation key
+// (X-Yakor-Conversation, metadata.conversation or prompt_cache_key); else
+// the user's default conversation. A thread made here gets the request's
+// earlier messages as its history and its system messages as its system
+// prompt; a thread that exists keeps its history, and takes a changed
+// system prompt (recording the change).
 func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread, bool, error) {
+	if err := s.actForRequestUser(c, in.User); err != nil {
+		return history.Thread{}, false, err
+	}
 	ctx, scope := c.Request.Context(), scopeOf(c)
+	var (
+		th      history.Thread
+		created bool
+		err     error
+	)
 	if id := strings.TrimSpace(c.GetHeader(headerThread)); id != "" {
-		th, err := s.threads.FindThread(ctx, scope.WithThread(id))
-		return th, false, err
+		th, err = s.threads.FindThread(ctx, scope.WithThread(id))
+	} else {
+		key, kerr := conversationKey(c, in)
+		if kerr != nil {
+			return history.Thread{}, false, kerr
+		}
+		th, created, err = s.threads.OpenThread(ctx, scope, history.ThreadOpen{
+			Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
+		})
 	}
-	key := in.User
-	if key == "" && in.Turn.ClientID != "" {
-		key = idempotencyThreadKey + in.Turn.ClientID
+	if err != nil || created || in.SystemPrompt == "" || in.SystemPrompt == th.SystemPrompt {
+		return th, created, err
 	}
-	return s.threads.OpenThread(ctx, scope, history.ThreadOpen{
-		Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
-	})
+	th, err = s.threads.SetSystemPrompt(ctx, scope.WithThread(th.ID), in.SystemPrompt)
+	return th, false, err
+}
+
+// conversationKey is the client's key for the request's conversation:
+// X-Yakor-Conversation, or the body's (metadata.conversation,
+// prompt_cache_key), which must agree with it; without either, the
+// default conversation's.
+func conversationKey(c *gin.Context, in oaicompat.Inputs) (string, error) {
+	header := strings.TrimSpace(c.GetHeader(headerConversation))
+	if header != "" && in.Conversation != "" && header != in.Conversation {
+		return "", yakor.Errorf(yakor.EINVALID, "the %s header (%q) and the request's conversation (%q) differ; send one", headerConversation, header, in.Conversation)
+	}
+	return cmp.Or(header, strings.TrimSpace(in.Conversation), defaultConversation), nil
 }
 
 // streamCompletion streams the turn as chat.completion.chunk events: the

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"yakor/app/apptest"
 	"yakor/web/oaicompat"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // chatReply is a /v1 response: status, headers and body.
@@ -120,9 +123,20 @@ func requestMessage(role, content string) map[string]any {
 // storedMessages lists a thread's messages through the native API.
 func (s *stack) storedMessages(tb testing.TB, thread string) []message {
 	tb.Helper()
-	var l struct{ Messages []message }
-	if code := s.do(tb, "GET", "/api/v1/threads/"+thread+"/messages", "", &l); code != http.StatusOK {
-		tb.Fatalf("list messages of %s: %d", thread, code)
+	// The owner's view: the thread may be any end user's.
+	rows, err := s.pool.Query(context.Background(), `SELECT id, role, kind, content FROM messages WHERE thread_id = $1 ORDER BY id`, thread)
+	if err != nil {
+		tb.Fatalf("list messages of %s: %v", thread, err)
 	}
-	return l.Messages
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[message])
+	if err != nil {
+		tb.Fatalf("list messages of %s: %d, %v", thread, len(out), err)
+	}
+	return out
+}
+
+// doAs is do for the end user the app calls user (X-Yakor-User).
+func (s *stack) doAs(tb testing.TB, user, method, path, body string, out any) int {
+	tb.Helper()
+	return apptest.Call(tb, s.URL, "", method, path, body, out, "X-Yakor-User", user).Status
 }

@@ -150,8 +150,12 @@ func TestChatCompletionsKeys(t *testing.T) {
 	if r := s.chat(t, key, "GET", "/v1/models", ""); r.code != http.StatusOK {
 		t.Fatalf("a valid key: %d %s", r.code, r.body)
 	}
-	if r := s.chat(t, key, "POST", "/v1/chat/completions", `{"model":"yakor","user":"u1","messages":[{"role":"user","content":"hi"}]}`); r.code != http.StatusOK {
-		t.Fatalf("a valid key: %d %s", r.code, r.body)
+	if r := s.chat(t, key, "POST", "/v1/chat/completions", `{"model":"yakor","user":"ann","messages":[{"role":"user","content":"hi"}]}`); r.code != http.StatusOK {
+		t.Fatalf("a valid key naming its own user: %d %s", r.code, r.body)
+	}
+	r403 := s.chat(t, key, "POST", "/v1/chat/completions", `{"model":"yakor","user":"u1","messages":[{"role":"user","content":"hi"}]}`)
+	if e := r403.openAIError(t, http.StatusForbidden); e.Type != "permission_error" || !strings.Contains(e.Message, "u1") {
+		t.Fatalf("a user key naming another user: %+v", e)
 	}
 	s.chat(t, slow, "GET", "/v1/models", "")
 	r := s.chat(t, slow, "GET", "/v1/models", "")

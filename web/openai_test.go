@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -13,14 +14,16 @@ import (
 )
 
 // TestChatCompletions runs the OpenAI-compatible endpoint on the offline
-// model: the reply's shape, the thread a user names (its history and system
-// prompt stored once, when it is made), streaming, X-Yakor-Thread, and the
-// refusals in OpenAI's error shape.
+// model: the reply's shape, the end user's default conversation (its
+// history stored once, when it is made; a changed system prompt taken),
+// conversation keys, streaming, X-Yakor-Thread, and the refusals in
+// OpenAI's error shape.
 func TestChatCompletions(t *testing.T) {
 	s := mustStack(t, nil, turn.Config{})
 
-	// Each subtest names its own user, so that none depends on another's
-	// thread: shop opens that user's thread as a client's first request.
+	// Each subtest names its own end user, so that none depends on
+	// another's thread: shop opens that user's default conversation as a
+	// client's first request.
 	shop := func(t *testing.T, name string) chatReply {
 		t.Helper()
 		return s.complete(t, map[string]any{"user": name, "messages": []any{
@@ -59,8 +62,11 @@ func TestChatCompletions(t *testing.T) {
 			ExternalKey  string `json:"external_key"`
 			Title        string
 		}
-		s.do(t, "GET", "/api/v1/threads/"+thread, "", &th)
-		if th.SystemPrompt != "You are a furniture shop's assistant." || th.ExternalKey != "ann" || th.Title != "The oak table costs 48200 rubles." {
+		if code := s.do(t, "GET", "/api/v1/threads/"+thread, "", nil); code != http.StatusNotFound {
+			t.Fatalf("the local user reads end user ann's thread: %d", code)
+		}
+		s.doAs(t, "ann", "GET", "/api/v1/threads/"+thread, "", &th)
+		if th.SystemPrompt != "You are a furniture shop's assistant." || th.ExternalKey != "yakor:default" || th.Title != "The oak table costs 48200 rubles." {
 			t.Fatalf("thread %+v", th)
 		}
 		var turnID string
@@ -69,7 +75,7 @@ func TestChatCompletions(t *testing.T) {
 		}
 	})
 
-	t.Run("SameUserSameThreadNoImport", func(t *testing.T) {
+	t.Run("SameUserSameThreadNoImportNewSystemPrompt", func(t *testing.T) {
 		annThread, _ := shop(t, "bea").thread()
 		r := s.complete(t, map[string]any{"user": "bea", "messages": []any{
 			system("A different system prompt."), user("A history the thread does not need."), assistant("Indeed."),
@@ -84,11 +90,12 @@ func TestChatCompletions(t *testing.T) {
 			t.Fatalf("the thread that exists must get the turn only: %+v", msgs)
 		}
 		var th struct {
-			SystemPrompt string `json:"system_prompt"`
+			SystemPrompt string     `json:"system_prompt"`
+			ChangedAt    *time.Time `json:"system_prompt_changed_at"`
 		}
-		s.do(t, "GET", "/api/v1/threads/"+annThread, "", &th)
-		if th.SystemPrompt != "You are a furniture shop's assistant." {
-			t.Fatalf("system prompt changed to %q", th.SystemPrompt)
+		s.doAs(t, "bea", "GET", "/api/v1/threads/"+annThread, "", &th)
+		if th.SystemPrompt != "A different system prompt." || th.ChangedAt == nil {
+			t.Fatalf("the changed system prompt was not taken: %+v", th)
 		}
 	})
 
@@ -129,7 +136,7 @@ func TestChatCompletions(t *testing.T) {
 
 	t.Run("ThreadHeader", func(t *testing.T) {
 		native := s.mustThread(t)
-		r := s.complete(t, map[string]any{"user": "ann", "messages": []any{user("Hello there")}}, "X-Yakor-Thread", native)
+		r := s.complete(t, map[string]any{"messages": []any{user("Hello there")}}, "X-Yakor-Thread", native)
 		r.completion(t)
 		if thread, isNew := r.thread(); thread != native || isNew {
 			t.Fatalf("thread %q new %v, want %q", thread, isNew, native)
@@ -145,11 +152,33 @@ func TestChatCompletions(t *testing.T) {
 		}
 	})
 
-	t.Run("NoUserNewThreadEachTime", func(t *testing.T) {
-		a, _ := s.complete(t, map[string]any{"messages": []any{user("Hi")}}).thread()
-		b, isNew := s.complete(t, map[string]any{"messages": []any{user("Hi")}}).thread()
-		if a == "" || a == b || !isNew {
-			t.Fatalf("threads %q and %q (new %v)", a, b, isNew)
+	t.Run("Conversations", func(t *testing.T) {
+		// Without a conversation, the user's default one.
+		a, _ := s.complete(t, map[string]any{"user": "erin", "messages": []any{user("Hi")}}).thread()
+		b, isNew := s.complete(t, map[string]any{"user": "erin", "messages": []any{user("Hi")}}).thread()
+		if a == "" || a != b || isNew {
+			t.Fatalf("default conversation: threads %q and %q (new %v)", a, b, isNew)
+		}
+		// A conversation key, by header or in the body, names one thread.
+		c1, isNew := s.complete(t, map[string]any{"user": "erin", "messages": []any{user("Hi")}}, "X-Yakor-Conversation", "trip").thread()
+		if c1 == a || !isNew {
+			t.Fatalf("X-Yakor-Conversation: thread %q (new %v), default %q", c1, isNew, a)
+		}
+		for _, body := range []map[string]any{
+			{"user": "erin", "metadata": map[string]string{"conversation": "trip"}, "messages": []any{user("Hi")}},
+			{"safety_identifier": "erin", "prompt_cache_key": "trip", "messages": []any{user("Hi")}},
+		} {
+			if th, isNew := s.complete(t, body).thread(); th != c1 || isNew {
+				t.Fatalf("%v: thread %q (new %v), want %q", body, th, isNew, c1)
+			}
+		}
+		// Another user's conversation of the same key is another thread.
+		if th, _ := s.complete(t, map[string]any{"user": "finn", "prompt_cache_key": "trip", "messages": []any{user("Hi")}}).thread(); th == c1 || th == "" {
+			t.Fatalf("finn's trip is erin's: %q", th)
+		}
+		r := s.complete(t, map[string]any{"user": "erin", "prompt_cache_key": "a", "messages": []any{user("Hi")}}, "X-Yakor-Conversation", "b")
+		if e := r.openAIError(t, http.StatusBadRequest); !strings.Contains(e.Message, "differ") {
+			t.Fatalf("two conversation keys: %+v", e)
 		}
 	})
 
@@ -190,9 +219,9 @@ func TestChatCompletions(t *testing.T) {
 			name string
 			req  map[string]any
 		}{
-			{"NoUser", map[string]any{"messages": []any{user("Remember 7741")}}},
+			{"Conversation", map[string]any{"metadata": map[string]string{"conversation": uuid.NewString()}, "messages": []any{user("Remember 7741")}}},
 			{"User", map[string]any{"user": "dave", "messages": []any{user("Remember 7741")}}},
-			{"NoUserStream", map[string]any{"stream": true, "messages": []any{user("Remember 7742")}}},
+			{"ConversationStream", map[string]any{"stream": true, "prompt_cache_key": uuid.NewString(), "messages": []any{user("Remember 7742")}}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				key := "retry-" + uuid.NewString()

@@ -16,12 +16,13 @@ import (
 // tenant.
 func tenantAdmin(c *gin.Context) bool {
 	v, ok := c.Get(callerKey)
-	return !ok || v.(account.Caller).Admin
+	return !ok || v.(account.Caller).Role == account.RoleAdmin
 }
 
 // actsForUsers reports whether the caller may act for any end user of its
-// tenant (name them, delete them, export them): the tenant's admin, and
-// (with roles) a backend key.
+// tenant (name them, delete them, export them): an admin or a backend key,
+// or the keyless local mode, which acts as a backend.
 func actsForUsers(c *gin.Context) bool {
-	return tenantAdmin(c)
+	v, ok := c.Get(callerKey)
+	return !ok || v.(account.Caller).Role.ActsForUsers()
 }

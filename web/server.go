@@ -38,6 +38,7 @@ type Threads interface {
 	RenameThread(ctx context.Context, scope yakor.Scope, title string) (history.Thread, error)
 	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
 	OpenThread(ctx context.Context, scope yakor.Scope, o history.ThreadOpen) (history.Thread, bool, error)
+	SetSystemPrompt(ctx context.Context, scope yakor.Scope, prompt string) (history.Thread, error)
 }
 
 // Searcher searches a thread's history.
@@ -84,6 +85,9 @@ type Deps struct {
 	// UIDir serves the web chat from this folder instead of the embedded
 	// copy (development).
 	UIDir string
+	// Users finds and makes end users (X-Yakor-User, /v1's user field);
+	// nil refuses requests that name one.
+	Users Users
 	// Keys checks API keys; nil serves LocalScope to every request (tests).
 	// When it is a KeyAdmin too, /api/v1/keys manages keys.
 	Keys Keys
@@ -135,6 +139,7 @@ type Server struct {
 	info          Info
 	auth          *auth
 	keyAdmin      KeyAdmin
+	users         Users
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	diagnose      func() error
@@ -146,7 +151,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, diagnose: d.Diagnose, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {

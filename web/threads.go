@@ -20,17 +20,19 @@ func registerThreadRoutes(g *gin.RouterGroup, s *Server) {
 }
 
 type threadJSON struct {
-	ID           string    `json:"id"`
-	Title        string    `json:"title"`
-	ProjectID    string    `json:"project_id,omitempty"`
-	SystemPrompt string    `json:"system_prompt,omitempty"`
-	ExternalKey  string    `json:"external_key,omitempty"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	ProjectID    string `json:"project_id,omitempty"`
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	ExternalKey  string `json:"external_key,omitempty"`
+	// SystemPromptChangedAt: when a client last changed the system prompt.
+	SystemPromptChangedAt *time.Time `json:"system_prompt_changed_at,omitempty"`
+	CreatedAt             time.Time  `json:"created_at"`
+	UpdatedAt             time.Time  `json:"updated_at"`
 }
 
 func toThreadJSON(t history.Thread) threadJSON {
-	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, ExternalKey: t.ExternalKey, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	return threadJSON{ID: t.ID, Title: t.Title, ProjectID: t.ProjectID, SystemPrompt: t.SystemPrompt, ExternalKey: t.ExternalKey, SystemPromptChangedAt: t.SystemPromptChangedAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
 
 // threadCreate is a new thread: {"title"?, "project"?, "system_prompt"?}.

@@ -21,23 +21,24 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 		name      = fs.String("name", "", "a label for the key")
 		perMinute = fs.Int("rate", 120, "requests a minute the key may make")
 		turns     = fs.Int("turns", 4, "turns the key may run at once")
-		admin     = fs.Bool("admin", false, "the key may also make, list and revoke its tenant's keys through the API")
+		role      = fs.String("role", "user", "what the key may do: admin (its tenant: every user's memory, the keys), backend (an app's server: acts for any end user it names with X-Yakor-User) or user (its one user)")
+		admin     = fs.Bool("admin", false, "the same as --role admin")
 	)
 	_, _, db, err := openDatabase(ctx, fs, args, stderr, getenv)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	k, secret, err := account.NewStore(db.Owner).CreateKey(ctx, account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns, Admin: *admin})
+	nk := account.NewKey{Tenant: *tenant, User: *user, Name: *name, RatePerMinute: *perMinute, MaxTurns: *turns, Role: account.Role(*role)}
+	if *admin {
+		nk.Role = account.RoleAdmin
+	}
+	k, secret, err := account.NewStore(db.Owner).CreateKey(ctx, nk)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n", secret)
-	kind := "key"
-	if k.Admin {
-		kind = "admin key"
-	}
-	fmt.Fprintf(stderr, "%s %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", kind, k.ID, k.TenantName, k.UserName)
+	fmt.Fprintf(stderr, "%s key %s for tenant %q, user %q: shown this once, store it now (send it as \"Authorization: Bearer <key>\")\n", k.Role, k.ID, k.TenantName, k.UserName)
 	return nil
 }
 
@@ -80,17 +81,13 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		return json.NewEncoder(stdout).Encode(keys)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tPREFIX\tTENANT\tUSER\tNAME\tRATE/MIN\tTURNS\tADMIN\tCREATED\tREVOKED")
+	fmt.Fprintln(w, "ID\tPREFIX\tTENANT\tUSER\tNAME\tRATE/MIN\tTURNS\tROLE\tCREATED\tREVOKED")
 	for _, k := range keys {
 		revoked := "-"
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.Format("2006-01-02 15:04")
 		}
-		admin := "no"
-		if k.Admin {
-			admin = "yes"
-		}
-		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", k.ID, k.Prefix, k.TenantName, k.UserName, k.Name, k.RatePerMinute, k.MaxTurns, admin, k.CreatedAt.Format("2006-01-02 15:04"), revoked)
+		fmt.Fprintf(w, "%s\t%s…\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", k.ID, k.Prefix, k.TenantName, k.UserName, k.Name, k.RatePerMinute, k.MaxTurns, k.Role, k.CreatedAt.Format("2006-01-02 15:04"), revoked)
 	}
 	return w.Flush()
 }

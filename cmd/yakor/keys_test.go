@@ -34,15 +34,19 @@ func TestKeysCommand(t *testing.T) {
 	if !strings.HasPrefix(admin, "yk_") || !strings.Contains(note, "admin key") {
 		t.Fatalf("create --admin: %q %q", admin, note)
 	}
+	backend, note := keys("create", "--tenant", "acme", "--user", "shop", "--name", "server", "--role", "backend")
+	if !strings.HasPrefix(backend, "yk_") || !strings.Contains(note, "backend key") {
+		t.Fatalf("create --role backend: %q %q", backend, note)
+	}
 	list, _ := keys("list")
-	if !strings.Contains(list, "ADMIN") || !strings.Contains(list, " yes ") || !strings.Contains(list, " no ") {
-		t.Fatalf("list does not tell admin keys:\n%s", list)
+	if !strings.Contains(list, "ROLE") || !strings.Contains(list, " admin ") || !strings.Contains(list, " user ") || !strings.Contains(list, " backend ") {
+		t.Fatalf("list does not tell the keys' roles:\n%s", list)
 	}
 	if !strings.Contains(list, "acme") || !strings.Contains(list, "laptop") || !strings.Contains(list, secret[:9]) || strings.Contains(list, secret[9:]) {
 		t.Fatalf("list:\n%s", list)
 	}
-	// Newest first: the admin key, then the first one.
-	row := strings.Split(list, "\n")[2]
+	// Newest first: the backend key, the admin key, then the first one.
+	row := strings.Split(list, "\n")[3]
 	if !strings.Contains(row, "laptop") {
 		t.Fatalf("not newest first:\n%s", list)
 	}
@@ -51,7 +55,7 @@ func TestKeysCommand(t *testing.T) {
 		t.Fatalf("revoke: %q", out)
 	}
 	list, _ = keys("list")
-	if row := strings.Fields(strings.Split(list, "\n")[2]); row[len(row)-1] == "-" {
+	if row := strings.Fields(strings.Split(list, "\n")[3]); row[len(row)-1] == "-" {
 		t.Fatalf("revoked key not marked:\n%s", list)
 	}
 	var stderr bytes.Buffer

@@ -1,6 +1,7 @@
 package oaicompat
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -25,9 +26,12 @@ type Inputs struct {
 	// Title is a new thread's title: the conversation's first user message,
 	// on one line, cut to TitleRunes.
 	Title string
-	// User is the request's user field, which names the caller's thread
-	// ("" when none).
-	User         string
+	// User is the app's id for the end user the request is for: the user
+	// field, or safety_identifier ("" when neither).
+	User string
+	// Conversation is the client's own key for the conversation:
+	// metadata.conversation, else prompt_cache_key ("" when neither).
+	Conversation string
 	Stream       bool
 	IncludeUsage bool
 }
@@ -50,7 +54,7 @@ func (r ChatRequest) Inputs() (Inputs, error) {
 	if turnAt < 0 {
 		return Inputs{}, missing("messages", "messages holds no user message: the newest user message is the turn")
 	}
-	in := Inputs{Model: r.Model, User: r.User, Stream: r.Stream, IncludeUsage: r.StreamOptions != nil && r.StreamOptions.IncludeUsage}
+	in := Inputs{Model: r.Model, User: cmp.Or(r.User, r.SafetyIdentifier), Conversation: cmp.Or(r.Metadata["conversation"], r.PromptCacheKey), Stream: r.Stream, IncludeUsage: r.StreamOptions != nil && r.StreamOptions.IncludeUsage}
 	var system []string
 	for i, m := range r.Messages {
 		at := fmt.Sprintf("messages[%d]", i)

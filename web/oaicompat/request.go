@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,8 +25,15 @@ type ChatRequest struct {
 	Seed             *int     `json:"seed,omitempty"`
 	PresencePenalty  *float32 `json:"presence_penalty,omitempty"`
 	FrequencyPenalty *float32 `json:"frequency_penalty,omitempty"`
-	// User names the caller's thread (see Inputs.User).
-	User string `json:"user,omitempty"`
+	// User and SafetyIdentifier (its newer name) are the app's id for the
+	// end user the request is for (see Inputs.User).
+	User             string `json:"user,omitempty"`
+	SafetyIdentifier string `json:"safety_identifier,omitempty"`
+	// Metadata's "conversation" and PromptCacheKey name the client's
+	// conversation (see Inputs.Conversation); other metadata is taken and
+	// not kept.
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	PromptCacheKey string            `json:"prompt_cache_key,omitempty"`
 	// N must be 1 when given.
 	N *int `json:"n,omitempty"`
 }
@@ -47,15 +55,16 @@ type Message struct {
 // Limits of a request's values (OpenAI's own ranges, and Yakor's longest
 // thread key).
 const (
-	MaxStop    = 4
-	MaxUserLen = 300
+	MaxStop     = 4
+	MaxUserLen  = 300
+	MaxMetadata = 16
 )
 
 // accepted are the fields Yakor takes; every other field is refused.
 var accepted = []string{
 	"model", "messages", "stream", "stream_options", "temperature", "top_p", "max_tokens",
 	"max_completion_tokens", "stop", "seed", "presence_penalty", "frequency_penalty", "user", "n",
-	"response_format", "logprobs",
+	"response_format", "logprobs", "safety_identifier", "metadata", "prompt_cache_key",
 }
 
 // refusals says why known OpenAI fields are refused.
@@ -73,7 +82,6 @@ var refusals = map[string]string{
 	"reasoning_effort":    "Yakor does not pass reasoning settings to the model",
 	"web_search_options":  "Yakor does not search the web for a reply",
 	"store":               "Yakor stores every conversation in its own memory and nothing with the model server",
-	"metadata":            "Yakor does not keep request metadata",
 }
 
 // ParseChatRequest parses a chat request body (valid UTF-8). It refuses,
@@ -113,6 +121,9 @@ func ParseChatRequest(body []byte) (ChatRequest, error) {
 	d.field("presence_penalty", &r.PresencePenalty, "a number")
 	d.field("frequency_penalty", &r.FrequencyPenalty, "a number")
 	d.field("user", &r.User, "a string")
+	d.field("safety_identifier", &r.SafetyIdentifier, "a string")
+	d.field("metadata", &r.Metadata, "an object of strings")
+	d.field("prompt_cache_key", &r.PromptCacheKey, "a string")
 	d.field("n", &r.N, "a whole number")
 	if d.err != nil {
 		return ChatRequest{}, d.err
@@ -147,11 +158,21 @@ func checkNames(r *ChatRequest, _ map[string]json.RawMessage) error {
 	if strings.TrimSpace(r.Model) == "" {
 		return missing("model", "model is required: name one that GET /v1/models lists")
 	}
-	if n := utf8.RuneCountInString(r.User); n > MaxUserLen {
-		return invalid("user", "user is %d characters long; the limit is %d", n, MaxUserLen)
+	for _, f := range []struct{ name, value string }{
+		{"user", r.User}, {"safety_identifier", r.SafetyIdentifier}, {"prompt_cache_key", r.PromptCacheKey}, {"metadata.conversation", r.Metadata["conversation"]},
+	} {
+		if n := utf8.RuneCountInString(f.value); n > MaxUserLen {
+			return invalid(f.name, "%s is %d characters long; the limit is %d", f.name, n, MaxUserLen)
+		}
+		if strings.ContainsFunc(f.value, unicode.IsControl) {
+			return invalid(f.name, "%s contains a control character", f.name)
+		}
 	}
-	if strings.ContainsRune(r.User, 0) {
-		return invalid("user", "user contains a NUL character")
+	if r.User != "" && r.SafetyIdentifier != "" && r.User != r.SafetyIdentifier {
+		return invalid("safety_identifier", "user and safety_identifier name different end users; send one")
+	}
+	if len(r.Metadata) > MaxMetadata {
+		return invalid("metadata", "metadata has %d keys; the limit is %d", len(r.Metadata), MaxMetadata)
 	}
 	return nil
 }
