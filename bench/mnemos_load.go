@@ -243,10 +243,10 @@ func copyMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 			return err
 		}
 		_, err = db.Owner.CopyFrom(ctx, pgx.Identifier{"experiences"},
-			[]string{"tenant_id", "level", "topic", "question", "answer", "reason", "score", "source", "source_message_ids", "space_id", "embedding"},
+			[]string{"tenant_id", "level", "topic", "question", "answer", "reason", "score", "source", "source_message_ids", "space_id", "embedding", "visibility"},
 			pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 				r := rows[i]
-				return []any{scope.TenantID, int16(r.level), r.topic, r.question, r.answer, r.reason, r.score, mnemos.SourceModel, []int64{}, spaceID, vecs[i]}, nil
+				return []any{scope.TenantID, int16(r.level), r.topic, r.question, r.answer, r.reason, r.score, mnemos.SourceModel, []int64{}, spaceID, vecs[i], "shared"}, nil
 			}))
 		if err != nil {
 			return fmt.Errorf("bench mnemos: copy experiences: %w", err)
@@ -259,12 +259,12 @@ func copyMnemos(ctx context.Context, db *database, space *mnemos.Space, gen *mne
 }
 
 // mnemosRecallSQL is recall's query for a level (mnemos/recall.go's
-// recallSQL): $1 tenant, $2 vector, $3 rows.
+// recallSQL, owner ownOrShared): $1 tenant, $2 vector, $3 rows, $4 the user.
 func mnemosRecallSQL(space int32, dims, level int) string {
 	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url,
     1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
 FROM experiences
-WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
+WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d AND (visibility = 'shared' OR user_id::text = $4)
 ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
 LIMIT $3`, space, dims, level)
 }
@@ -302,7 +302,7 @@ func explainMnemos(ctx context.Context, db *database, space *mnemos.Space, scope
 	}
 	explain := func(sql string, v pgvector.Vector) (string, error) {
 		// The simple protocol puts the values in the text as literals.
-		rows, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol, scope.TenantID, v.String(), mnemosRecallRows)
+		rows, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol, scope.TenantID, v.String(), mnemosRecallRows, scope.UserID)
 		if err != nil {
 			return "", err
 		}
@@ -326,14 +326,14 @@ func explainMnemos(ctx context.Context, db *database, space *mnemos.Space, scope
 		if err != nil {
 			return p, err
 		}
-		if _, err := conn.Exec(ctx, `EXECUTE `+name+`($1, $2, $3)`, pgx.QueryExecModeSimpleProtocol, scope.TenantID, v.String(), mnemosRecallRows); err != nil {
+		if _, err := conn.Exec(ctx, `EXECUTE `+name+`($1, $2, $3, $4)`, pgx.QueryExecModeSimpleProtocol, scope.TenantID, v.String(), mnemosRecallRows, scope.UserID); err != nil {
 			return p, err
 		}
 	}
 	if v, err = vec(7); err != nil {
 		return p, err
 	}
-	if p.PreparedPlan, err = explain(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE `+name+`($1, $2, $3)`, v); err != nil {
+	if p.PreparedPlan, err = explain(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE `+name+`($1, $2, $3, $4)`, v); err != nil {
 		return p, err
 	}
 	uses := func(plan string) bool { return strings.Contains(plan, "using "+p.Index+" ") }
@@ -420,7 +420,7 @@ type querier interface {
 // mnemosSims runs the recall query q for scope and v on db and returns the
 // rows' similarities, the highest first.
 func mnemosSims(ctx context.Context, db querier, q string, scope yakor.Scope, v pgvector.Vector) ([]float64, error) {
-	rows, err := db.Query(ctx, q, scope.TenantID, v, mnemosRecallRows)
+	rows, err := db.Query(ctx, q, scope.TenantID, v, mnemosRecallRows, scope.UserID)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,11 @@ type Experience struct {
 	Score    int    `json:"score,omitempty"`
 	Source   string `json:"source"`
 	URL      string `json:"url,omitempty"`
+	// Visibility is "private" (its user's alone) or "shared" (the tenant's:
+	// every user's prompt may recall it).
+	Visibility string `json:"visibility"`
+	// DerivedFrom is the private entry a shared one was made from (share).
+	DerivedFrom int64 `json:"derived_from,omitempty"`
 	// Provenance: where it came from.
 	UserID            string  `json:"user_id,omitempty"`
 	ThreadID          string  `json:"thread_id,omitempty"`
@@ -109,13 +114,22 @@ func cut(s string, n int) string {
 
 const experienceColumns = `e.id, e.level, e.topic, e.question, e.answer, e.reason, coalesce(e.score, 0), e.source, e.url,
 coalesce(e.user_id::text, ''), coalesce(e.thread_id::text, ''), coalesce(e.question_message_id, 0), coalesce(e.reply_message_id, 0),
-e.source_message_ids, e.merged, coalesce(s.provider || ':' || s.model, ''), e.created_at, e.updated_at`
+e.source_message_ids, e.merged, coalesce(s.provider || ':' || s.model, ''), e.visibility, coalesce(e.derived_from, 0), e.created_at, e.updated_at`
+
+// visible3 and visible5 are the condition that an experience e is one a
+// caller may see and change, the caller's user id being the query's
+// parameter $3 or $5: its own entries and the tenant's shared ones, or
+// every entry of the tenant for a caller without a user (an admin, a job).
+const (
+	visible3 = `($3 = '' OR e.visibility = 'shared' OR e.user_id::text = $3)`
+	visible5 = `($5 = '' OR e.visibility = 'shared' OR e.user_id::text = $5)`
+)
 
 func scanExperience(r pgx.CollectableRow) (Experience, error) {
 	var x Experience
 	err := r.Scan(&x.ID, &x.Level, &x.Topic, &x.Question, &x.Answer, &x.Reason, &x.Score, &x.Source, &x.URL,
 		&x.UserID, &x.ThreadID, &x.QuestionMessageID, &x.ReplyMessageID, &x.SourceMessageIDs, &x.Merged, &x.Model,
-		&x.CreatedAt, &x.UpdatedAt)
+		&x.Visibility, &x.DerivedFrom, &x.CreatedAt, &x.UpdatedAt)
 	return x, err
 }
 
@@ -126,7 +140,9 @@ type ExperienceFilter struct {
 	Before int64 // only ids below it (paging); 0: from the newest
 }
 
-// Experiences lists a tenant's experiences, newest first.
+// Experiences lists the experiences scope's user may see (its own and the
+// tenant's shared ones; all of the tenant's when scope names no user),
+// newest first.
 func (s *Store) Experiences(ctx context.Context, scope yakor.Scope, f ExperienceFilter) ([]Experience, error) {
 	if f.Level < 0 || f.Level > L3 {
 		return nil, yakor.Errorf(yakor.EINVALID, "level must be 1, 2 or 3")
@@ -135,9 +151,9 @@ func (s *Store) Experiences(ctx context.Context, scope yakor.Scope, f Experience
 		f.Limit = 100
 	}
 	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
-WHERE e.tenant_id = $1 AND ($2 = 0 OR e.level = $2) AND ($3 = 0 OR e.id < $3)
+WHERE e.tenant_id = $1 AND ($2 = 0 OR e.level = $2) AND ($3 = 0 OR e.id < $3) AND ` + visible5 + `
 ORDER BY e.id DESC LIMIT $4`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, f.Level, f.Before, f.Limit)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, f.Level, f.Before, f.Limit, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("list experiences", err)
 	}
@@ -148,11 +164,12 @@ ORDER BY e.id DESC LIMIT $4`
 	return xs, nil
 }
 
-// Experience returns one of a tenant's experiences.
+// Experience returns one of the experiences scope's user may see;
+// another user's private one is ENOTFOUND.
 func (s *Store) Experience(ctx context.Context, scope yakor.Scope, id int64) (Experience, error) {
 	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
-WHERE e.tenant_id = $1 AND e.id = $2`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, id)
+WHERE e.tenant_id = $1 AND e.id = $2 AND ` + visible3
+	rows, err := s.db.Query(ctx, q, scope.TenantID, id, scope.UserID)
 	if err != nil {
 		return Experience{}, postgres.Wrap("find experience", err)
 	}
@@ -163,9 +180,10 @@ WHERE e.tenant_id = $1 AND e.id = $2`
 	return x, nil
 }
 
-// DeleteExperience deletes one of a tenant's experiences.
+// DeleteExperience deletes one of the experiences scope's user may see
+// and change; another user's private one is ENOTFOUND.
 func (s *Store) DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error {
-	tag, err := s.db.Exec(ctx, `DELETE FROM experiences WHERE tenant_id = $1 AND id = $2`, scope.TenantID, id)
+	tag, err := s.db.Exec(ctx, `DELETE FROM experiences e WHERE e.tenant_id = $1 AND e.id = $2 AND `+visible3, scope.TenantID, id, scope.UserID)
 	if err != nil {
 		return postgres.Wrap("delete experience", err)
 	}
@@ -184,6 +202,12 @@ func (s *Store) AddExperience(ctx context.Context, scope yakor.Scope, x Experien
 	}
 	if x.Source != SourceManual && x.Source != SourceResearch {
 		return Experience{}, false, yakor.Errorf(yakor.EINVALID, "source must be manual or research")
+	}
+	// A user's own note is private; an admin's (a scope without a user)
+	// and the research job's notes from public pages are the tenant's.
+	x.UserID = ""
+	if x.Source == SourceManual {
+		x.UserID = scope.UserID
 	}
 	if err := x.validate(); err != nil {
 		return Experience{}, false, err
@@ -226,10 +250,11 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, scope yakor.Scope, x Expe
 		// Notes are found by theme and title, which two articles on one
 		// theme may share: a note repeats another only when it is of the
 		// same page.
-		err = tx.QueryRow(ctx, `SELECT id, 1 FROM experiences WHERE tenant_id = $1 AND level = 2 AND url = $2 LIMIT 1`, scope.TenantID, x.URL).Scan(&dup.id, &dup.similarity)
+		err = tx.QueryRow(ctx, `SELECT id, 1 FROM experiences WHERE tenant_id = $1 AND level = 2 AND url = $2 AND user_id IS NOT DISTINCT FROM nullif($3, '')::uuid LIMIT 1`,
+			scope.TenantID, x.URL, x.UserID).Scan(&dup.id, &dup.similarity)
 		ok, err = postgres.Found("find note of the page", err)
 	} else {
-		dup, ok, err = s.nearest(ctx, tx, scope.TenantID, x.Level, space, vec)
+		dup, ok, err = s.nearest(ctx, tx, scope.TenantID, x.UserID, x.Level, space, vec)
 	}
 	if err != nil {
 		return 0, false, err
@@ -246,8 +271,9 @@ WHERE tenant_id = $1 AND id = $2`
 		return dup.id, true, nil
 	}
 	const q = `INSERT INTO experiences (tenant_id, level, topic, question, answer, reason, score, source, url,
-    user_id, thread_id, question_message_id, reply_message_id, source_message_ids, space_id, embedding)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nullif($10, '')::uuid, nullif($11, '')::uuid, nullif($12, 0), nullif($13, 0), $14, $15, $16)
+    user_id, thread_id, question_message_id, reply_message_id, source_message_ids, space_id, embedding, visibility)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nullif($10, '')::uuid, nullif($11, '')::uuid, nullif($12, 0), nullif($13, 0), $14, $15, $16,
+    CASE WHEN $10 = '' THEN 'shared' ELSE 'private' END)
 RETURNING id`
 	var id int64
 	err = tx.QueryRow(ctx, q, scope.TenantID, x.Level, x.Topic, x.Question, x.Answer, x.Reason, nullScore(x.Score), x.Source, x.URL,
@@ -264,13 +290,15 @@ type neighbour struct {
 	similarity float64
 }
 
-// nearest finds the entry of level nearest to vec in the tenant's space.
-func (s *Store) nearest(ctx context.Context, db DB, tenant string, level int, space int32, vec pgvector.Vector) (neighbour, bool, error) {
+// nearest finds the entry of level nearest to vec in the tenant's space
+// among those of the same owner (owner "": the tenant's shared ones): an
+// entry merges only into one of its own owner.
+func (s *Store) nearest(ctx context.Context, db DB, tenant, owner string, level int, space int32, vec pgvector.Vector) (neighbour, bool, error) {
 	exact, err := s.small(ctx, db, tenant, level, space)
 	if err != nil {
 		return neighbour{}, false, err
 	}
-	rows, err := db.Query(ctx, recallSQL(space, len(vec.Slice()), level, exact), tenant, vec, 1)
+	rows, err := db.Query(ctx, recallSQL(space, len(vec.Slice()), level, exact, sameOwner), tenant, vec, 1, owner)
 	if err != nil {
 		return neighbour{}, false, err
 	}

@@ -118,8 +118,8 @@ func TestSpacesDoNotMix(t *testing.T) {
 	if err := f.pool.QueryRow(ctx, `INSERT INTO embed_spaces (provider, model, dims) VALUES ('openai', 'tiny', 3) RETURNING id`).Scan(&other); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.pool.Exec(ctx, `INSERT INTO experiences (tenant_id, level, question, answer, source, space_id, embedding)
-VALUES ($1, 1, 'How much is delivery to Kazan?', 'Delivery to Kazan is 900.', 'manual', $2, '[1,0,0]')`, a.TenantID, other); err != nil {
+	if _, err := f.pool.Exec(ctx, `INSERT INTO experiences (tenant_id, level, question, answer, source, space_id, embedding, visibility)
+VALUES ($1, 1, 'How much is delivery to Kazan?', 'Delivery to Kazan is 900.', 'manual', $2, '[1,0,0]', 'shared')`, a.TenantID, other); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := store.Recall(ctx, a, "How much is delivery to Kazan?", "en"); err != nil || r.Text != "" {

@@ -86,7 +86,7 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 		if err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
-		batch.Queue(recallSQL(space, len(vec.Slice()), level, exact), scope.TenantID, vec, max(4*limits[level], 8))
+		batch.Queue(recallSQL(space, len(vec.Slice()), level, exact, ownOrShared), scope.TenantID, vec, max(4*limits[level], 8), scope.UserID)
 	}
 	br := s.db.SendBatch(ctx, batch)
 	defer br.Close()
@@ -122,13 +122,22 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 	return r, nil
 }
 
-// recallSQL reads a tenant's entries of one level nearest to a vector: $1
-// tenant, $2 vector, $3 rows. The space, dimension and level are literals,
+// Owner conditions of recallSQL on $4, a user id: the entries a user may
+// recall (its own and the tenant's shared ones), or those of one owner
+// ("": the tenant's), among which an entry merges.
+const (
+	ownOrShared = `(visibility = 'shared' OR user_id::text = $4)`
+	sameOwner   = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
+)
+
+// recallSQL reads a tenant's entries of one level nearest to a vector that
+// meet owner (ownOrShared or sameOwner): $1 tenant, $2 vector, $3 rows, $4
+// the user. The space, dimension and level are literals,
 // so that the planner can use the space's partial HNSW index for the level
 // (see buildIndexes); all three are integers of this package's. exact
 // scans the tenant's rows instead (OFFSET 0 keeps the subquery, and the
 // index, out of the ordering), for a tenant with few of them.
-func recallSQL(space int32, dims, level int, exact bool) string {
+func recallSQL(space int32, dims, level int, exact bool, owner string) string {
 	from := "experiences"
 	if exact {
 		from = fmt.Sprintf(`(SELECT * FROM experiences WHERE tenant_id = $1 AND space_id = %d AND level = %d OFFSET 0) e`, space, level)
@@ -136,9 +145,9 @@ func recallSQL(space int32, dims, level int, exact bool) string {
 	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url,
     1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
 FROM %[4]s
-WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d
+WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d AND %[5]s
 ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
-LIMIT $3`, space, dims, level, from)
+LIMIT $3`, space, dims, level, from, owner)
 }
 
 func scanCandidate(r pgx.CollectableRow) (candidate, error) {

@@ -141,7 +141,7 @@ ON CONFLICT (tenant_id, message_id, source) DO UPDATE SET score = excluded.score
 		x.Level = L1
 	case g.Score <= 2:
 		x.Level, x.Topic = L3, g.ResearchTopic
-		r.TopicID, _, err = s.addTopic(ctx, tx, sc.TenantID, g.ResearchTopic, "sufler", space, topicVec)
+		r.TopicID, _, err = s.addTopic(ctx, tx, sc.TenantID, sc.UserID, g.ResearchTopic, "sufler", space, topicVec)
 		if err != nil {
 			return Routed{}, err
 		}

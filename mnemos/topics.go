@@ -25,25 +25,29 @@ type Topic struct {
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 	// Fails counts the graded fails that point at it (0 for a topic added
 	// by hand).
-	Fails     int       `json:"fails"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Fails int `json:"fails"`
+	// Visibility is "private" (a topic of its user's fails) or "shared"
+	// (the tenant's: added by an admin).
+	Visibility string    `json:"visibility"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // topicMeaning is the cosine similarity of two topics' embeddings at or
 // above which they mean the same, whatever their wording.
 const topicMeaning = 0.8
 
-// addTopic returns the tenant's topic that means the same as topic (its
-// wording similar, or its embedding near), counting one more fail for it,
-// or adds topic. The caller holds a transaction.
-func (s *Store) addTopic(ctx context.Context, tx pgx.Tx, tenant, topic, source string, space int32, vec pgvector.Vector) (id int64, created bool, err error) {
+// addTopic returns the topic of the same owner (owner "": the tenant's
+// shared ones) that means the same as topic (its wording similar, or its
+// embedding near), counting one more fail for it, or adds topic for owner.
+// The caller holds a transaction.
+func (s *Store) addTopic(ctx context.Context, tx pgx.Tx, tenant, owner, topic, source string, space int32, vec pgvector.Vector) (id int64, created bool, err error) {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text, 7418534))`, tenant); err != nil {
 		return 0, false, err
 	}
 	const q = `SELECT id, topic, CASE WHEN space_id = $2 THEN 1 - (embedding <=> $3) ELSE 0 END
-FROM research_topics WHERE tenant_id = $1 ORDER BY id DESC LIMIT 500`
-	rows, err := tx.Query(ctx, q, tenant, space, vec)
+FROM research_topics WHERE tenant_id = $1 AND user_id IS NOT DISTINCT FROM nullif($4, '')::uuid ORDER BY id DESC LIMIT 500`
+	rows, err := tx.Query(ctx, q, tenant, space, vec, owner)
 	if err != nil {
 		return 0, false, err
 	}
@@ -90,14 +94,15 @@ WHERE tenant_id = $1 AND id = $2`
 		_, err := tx.Exec(ctx, q, tenant, match, fails)
 		return match, false, err
 	}
-	const ins = `INSERT INTO research_topics (tenant_id, topic, source, fails, space_id, embedding)
-VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`
-	err = tx.QueryRow(ctx, ins, tenant, topic, source, fails, space, vec).Scan(&id)
+	const ins = `INSERT INTO research_topics (tenant_id, topic, source, fails, space_id, embedding, user_id, visibility)
+VALUES ($1, $2, $3, $4, $5, $6, nullif($7, '')::uuid, CASE WHEN $7 = '' THEN 'shared' ELSE 'private' END) RETURNING id`
+	err = tx.QueryRow(ctx, ins, tenant, topic, source, fails, space, vec, owner).Scan(&id)
 	return id, err == nil, err
 }
 
 // AddTopic adds a research topic by hand, or returns the one that means the
-// same (then created is false).
+// same (then created is false): private to scope's user, or the tenant's
+// when scope names no user (an admin).
 func (s *Store) AddTopic(ctx context.Context, scope yakor.Scope, topic string) (Topic, bool, error) {
 	topic = strings.Join(strings.Fields(topic), " ")
 	if topic == "" {
@@ -115,35 +120,38 @@ func (s *Store) AddTopic(ctx context.Context, scope yakor.Scope, topic string) (
 		created bool
 	)
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		id, created, err = s.addTopic(ctx, tx, scope.TenantID, topic, "manual", space, vec)
+		id, created, err = s.addTopic(ctx, tx, scope.TenantID, scope.UserID, topic, "manual", space, vec)
 		return err
 	})
 	if err != nil {
 		return Topic{}, false, postgres.Wrap("add research topic", err)
 	}
-	ts, err := s.topics(ctx, scope.TenantID, id, "", 1)
+	ts, err := s.topics(ctx, scope, id, "", 1)
 	if err != nil || len(ts) == 0 {
 		return Topic{}, false, err
 	}
 	return ts[0], created, nil
 }
 
-// Topics lists a tenant's research topics, newest first; status "" means all.
+// Topics lists the research topics scope's user may see (its own and the
+// tenant's; all of the tenant's when scope names no user), newest first;
+// status "" means all.
 func (s *Store) Topics(ctx context.Context, scope yakor.Scope, status string) ([]Topic, error) {
 	switch status {
 	case "", "pending", "running", "done", "failed":
 	default:
 		return nil, yakor.Errorf(yakor.EINVALID, "status must be pending, running, done or failed")
 	}
-	return s.topics(ctx, scope.TenantID, 0, status, 500)
+	return s.topics(ctx, scope, 0, status, 500)
 }
 
-func (s *Store) topics(ctx context.Context, tenant string, id int64, status string, limit int) ([]Topic, error) {
+func (s *Store) topics(ctx context.Context, scope yakor.Scope, id int64, status string, limit int) ([]Topic, error) {
 	const q = `SELECT id, topic, source, status, attempts, last_error,
-    CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END AS next_attempt_at, fails, created_at, updated_at
+    CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END AS next_attempt_at, fails, visibility, created_at, updated_at
 FROM research_topics WHERE tenant_id = $1 AND ($2 = 0 OR id = $2) AND ($3 = '' OR status = $3)
+    AND ($5 = '' OR visibility = 'shared' OR user_id::text = $5)
 ORDER BY id DESC LIMIT $4`
-	rows, err := s.db.Query(ctx, q, tenant, id, status, limit)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, id, status, limit, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("list research topics", err)
 	}
@@ -171,7 +179,8 @@ type Fail struct {
 	CreatedAt         time.Time `json:"created_at"`
 }
 
-// Fails lists a tenant's graded fails, newest first.
+// Fails lists scope's user's graded fails (all of the tenant's when scope
+// names no user), newest first: a fail holds the user's own question.
 func (s *Store) Fails(ctx context.Context, scope yakor.Scope, limit int) ([]Fail, error) {
 	if limit <= 0 || limit > 1000 {
 		limit = 100
@@ -180,8 +189,8 @@ func (s *Store) Fails(ctx context.Context, scope yakor.Scope, limit int) ([]Fail
     f.reply_message_id, f.question, f.answer, f.score, f.reason, f.source, coalesce(f.topic_id, 0) AS topic_id, coalesce(t.topic, '') AS topic,
     f.created_at
 FROM research_sufler_fails f LEFT JOIN research_topics t ON t.tenant_id = f.tenant_id AND t.id = f.topic_id
-WHERE f.tenant_id = $1 ORDER BY f.id DESC LIMIT $2`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, limit)
+WHERE f.tenant_id = $1 AND ($3 = '' OR f.user_id::text = $3) ORDER BY f.id DESC LIMIT $2`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, limit, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("list sufler fails", err)
 	}

@@ -76,6 +76,7 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 		{"PATCH", "/api/v1/facts/:id", "/api/v1/facts/" + fact, `{"text":"mine"}`},
 		{"DELETE", "/api/v1/facts/:id", "/api/v1/facts/" + fact, ""},
 		{"GET", "/api/v1/experiences/:id", "/api/v1/experiences/" + exp, ""},
+		{"POST", "/api/v1/experiences/:id/share", "/api/v1/experiences/" + exp + "/share", ""},
 		{"DELETE", "/api/v1/experiences/:id", "/api/v1/experiences/" + exp, ""},
 		{"DELETE", "/api/v1/keys/:id", "/api/v1/keys/" + keyA.ID, ""},
 		{"GET", "/api/v1/facts", "/api/v1/facts?thread=" + thread, ""},

@@ -19,6 +19,7 @@ type Memory interface {
 	Experience(ctx context.Context, scope yakor.Scope, id int64) (mnemos.Experience, error)
 	AddExperience(ctx context.Context, scope yakor.Scope, x mnemos.Experience) (mnemos.Experience, bool, error)
 	DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error
+	ShareExperience(ctx context.Context, scope yakor.Scope, id int64) (mnemos.Experience, error)
 	Topics(ctx context.Context, scope yakor.Scope, status string) ([]mnemos.Topic, error)
 	AddTopic(ctx context.Context, scope yakor.Scope, topic string) (mnemos.Topic, bool, error)
 	Fails(ctx context.Context, scope yakor.Scope, limit int) ([]mnemos.Fail, error)
@@ -34,6 +35,7 @@ func registerMemoryRoutes(g *gin.RouterGroup, s *Server) {
 	g.POST("/experiences", s.handleExperienceCreate)
 	g.GET("/experiences/:id", s.handleExperienceShow)
 	g.DELETE("/experiences/:id", s.handleExperienceDelete)
+	g.POST("/experiences/:id/share", s.handleExperienceShare)
 	g.GET("/research/topics", s.handleTopicIndex)
 	g.POST("/research/topics", s.handleTopicCreate)
 	g.GET("/research/fails", s.handleFailIndex)
@@ -77,7 +79,7 @@ func (s *Server) handleExperienceIndex(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	xs, err := s.memory.Experiences(c.Request.Context(), scopeOf(c), f)
+	xs, err := s.memory.Experiences(c.Request.Context(), memoryScope(c), f)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -91,7 +93,7 @@ func (s *Server) handleExperienceShow(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	x, err := s.memory.Experience(c.Request.Context(), scopeOf(c), id)
+	x, err := s.memory.Experience(c.Request.Context(), memoryScope(c), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -128,7 +130,7 @@ func (s *Server) handleExperienceCreate(c *gin.Context) {
 	if x.Answer == "" {
 		x.Answer = in.Note
 	}
-	out, merged, err := s.memory.AddExperience(c.Request.Context(), scopeOf(c), x)
+	out, merged, err := s.memory.AddExperience(c.Request.Context(), memoryScope(c), x)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -146,7 +148,7 @@ func (s *Server) handleExperienceDelete(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.memory.DeleteExperience(c.Request.Context(), scopeOf(c), id); err != nil {
+	if err := s.memory.DeleteExperience(c.Request.Context(), memoryScope(c), id); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -155,7 +157,7 @@ func (s *Server) handleExperienceDelete(c *gin.Context) {
 
 // handleTopicIndex lists research topics: ?status=pending|running|done|failed.
 func (s *Server) handleTopicIndex(c *gin.Context) {
-	ts, err := s.memory.Topics(c.Request.Context(), scopeOf(c), c.Query("status"))
+	ts, err := s.memory.Topics(c.Request.Context(), memoryScope(c), c.Query("status"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -174,7 +176,7 @@ func (s *Server) handleTopicCreate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	t, created, err := s.memory.AddTopic(c.Request.Context(), scopeOf(c), in.Topic)
+	t, created, err := s.memory.AddTopic(c.Request.Context(), memoryScope(c), in.Topic)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -192,7 +194,7 @@ func (s *Server) handleFailIndex(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	fs, err := s.memory.Fails(c.Request.Context(), scopeOf(c), limit)
+	fs, err := s.memory.Fails(c.Request.Context(), memoryScope(c), limit)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -36,7 +36,7 @@ func (s *Server) handleArticleIndex(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	as, err := s.research.Articles(c.Request.Context(), scopeOf(c), int64(topic))
+	as, err := s.research.Articles(c.Request.Context(), memoryScope(c), int64(topic))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -60,6 +60,10 @@ func (s *Server) handleResearchStatus(c *gin.Context) {
 // handleResearchRun queues a research run now: 202, or 409 when one is
 // already queued or running.
 func (s *Server) handleResearchRun(c *gin.Context) {
+	if !tenantAdmin(c) {
+		s.fail(c, yakor.Errorf(yakor.EFORBIDDEN, "only an admin key may start a research run"))
+		return
+	}
 	if err := s.researchQueue.EnqueueResearch(c.Request.Context()); err != nil {
 		s.fail(c, err)
 		return

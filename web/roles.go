@@ -1,6 +1,8 @@
 package web
 
 import (
+	"yakor"
+
 	"github.com/gin-gonic/gin"
 
 	"yakor/account"
@@ -25,4 +27,16 @@ func tenantAdmin(c *gin.Context) bool {
 func actsForUsers(c *gin.Context) bool {
 	v, ok := c.Get(callerKey)
 	return !ok || v.(account.Caller).Role.ActsForUsers()
+}
+
+// memoryScope is the scope of a request to long-term memory (experiences,
+// topics, fails, articles): the caller's user, who sees its own entries and
+// the tenant's shared ones, or, for the tenant's admin acting as nobody in
+// particular (no X-Yakor-User), the whole tenant (a scope without a user).
+func memoryScope(c *gin.Context) yakor.Scope {
+	scope := scopeOf(c)
+	if tenantAdmin(c) && c.GetHeader(headerUser) == "" {
+		scope.UserID = ""
+	}
+	return scope
 }

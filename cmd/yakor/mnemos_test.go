@@ -25,8 +25,8 @@ func TestMnemosReembed(t *testing.T) {
 	const setup = `
 WITH t AS (INSERT INTO tenants (id, name) VALUES (gen_random_uuid(), 't') RETURNING id),
      s AS (INSERT INTO embed_spaces (provider, model, dims) VALUES ('openai', 'old', 3) RETURNING id)
-INSERT INTO experiences (tenant_id, level, question, answer, source, space_id, embedding)
-SELECT t.id, 1, 'How much is delivery to Kazan?', '900.', 'manual', s.id, '[1,0,0]' FROM t, s`
+INSERT INTO experiences (tenant_id, level, question, answer, source, space_id, embedding, visibility)
+SELECT t.id, 1, 'How much is delivery to Kazan?', '900.', 'manual', s.id, '[1,0,0]', 'shared' FROM t, s`
 	if _, err := conn.Exec(ctx, setup); err != nil {
 		t.Fatal(err)
 	}
