@@ -18,6 +18,7 @@ const (
 	EUNAUTHORIZED = "unauthorized" // no valid credentials
 	EFORBIDDEN    = "forbidden"    // valid credentials that may not do this
 	ETOOMANY      = "too_many"     // over a rate or concurrency limit; retry later
+	EMEDIATYPE    = "media_type"   // the body is not in a type the endpoint takes
 )
 
 // Error is an error with a code and a message meant for the user of the API.

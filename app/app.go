@@ -219,8 +219,9 @@ func (a *App) deps(queue jobQueue, m models) web.Deps {
 			Offline: m.chat.Provider() == ProviderOffline,
 			Version: Version().Version, Revision: Version().Revision,
 		},
-		UIDir: cfg.UIDir,
-		Keys:  a.Accounts, Users: a.Accounts, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
+		UIDir:       cfg.UIDir,
+		CORSOrigins: cfg.Origins(),
+		Keys:        a.Accounts, Users: a.Accounts, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
 	}
 }
 

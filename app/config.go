@@ -58,6 +58,7 @@ type Config struct {
 
 	UIDir       string // serve the web chat from this folder (development)
 	AllowNoKeys bool   // listen beyond loopback without API keys
+	CORSOrigins string // web origins allowed to call the API from a browser, comma-separated
 
 	SearXNGURL           string        // research source; "" leaves topics pending
 	ResearchSchedule     string        // cron spec of the research job; "off": only when asked
@@ -220,4 +221,16 @@ func (c Config) LogAttrs() []any {
 	return []any{"addr", c.Addr, "database", db, "window_chars", c.WindowChars,
 		"chat", c.Chat.Provider + ":" + c.Chat.Model, "helper", c.Helper.Provider + ":" + c.Helper.Model,
 		"embed", c.Embed.Provider + ":" + c.Embed.Model, "openai_base_url", c.OpenAIBaseURL, "openai_api_key", key}
+}
+
+// Origins are the web origins CORSOrigins lists, trimmed, without a
+// trailing slash.
+func (c Config) Origins() []string {
+	var out []string
+	for o := range strings.SplitSeq(c.CORSOrigins, ",") {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }

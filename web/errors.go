@@ -17,6 +17,7 @@ var statuses = map[string]int{
 	yakor.EINVALID:      http.StatusBadRequest,
 	yakor.EUNAUTHORIZED: http.StatusUnauthorized,
 	yakor.EFORBIDDEN:    http.StatusForbidden,
+	yakor.EMEDIATYPE:    http.StatusUnsupportedMediaType,
 	yakor.ENOTFOUND:     http.StatusNotFound,
 	yakor.ECONFLICT:     http.StatusConflict,
 	yakor.ETOOLARGE:     http.StatusRequestEntityTooLarge,

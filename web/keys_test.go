@@ -77,6 +77,7 @@ func TestKeyAdminLocal(t *testing.T) {
 	}
 
 	req, _ := http.NewRequest("POST", s.URL+"/api/v1/keys", strings.NewReader(`{"name":"laptop","admin":true}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,8 @@ type stackOptions struct {
 	// compact runs compaction after turns (off: the scenarios that need
 	// the first exchange to scroll out).
 	compact bool
+	// cors is --cors-origins.
+	cors string
 	// keys: the test makes API keys (the server checks them once one
 	// exists, as yakor serve does, whether or not this is set).
 	keys bool
@@ -87,7 +89,7 @@ func (o stackOptions) settings() app.Config {
 	if o.cfg.AnchorMode != "" {
 		c.AnchorMode = o.cfg.AnchorMode
 	}
-	c.SearchTool, c.Compaction, c.SearXNGURL = o.cfg.SearchTool, o.compact, o.searxng
+	c.SearchTool, c.Compaction, c.SearXNGURL, c.CORSOrigins = o.cfg.SearchTool, o.compact, o.searxng, o.cors
 	return c
 }
 
@@ -159,6 +161,7 @@ func (s *stack) stream(tb testing.TB, thread, body string) (int, []sseEvent) {
 	tb.Helper()
 	req, _ := http.NewRequest("POST", s.URL+"/api/v1/threads/"+thread+"/messages", strings.NewReader(body))
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		tb.Fatal(err)

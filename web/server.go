@@ -91,6 +91,9 @@ type Deps struct {
 	// Keys checks API keys; nil serves LocalScope to every request (tests).
 	// When it is a KeyAdmin too, /api/v1/keys manages keys.
 	Keys Keys
+	// CORSOrigins are the web origins (scheme://host[:port]) allowed to call
+	// the API from a browser, with CORS headers, in any mode.
+	CORSOrigins []string
 	// NoLocal refuses requests without a key even while no key exists (a
 	// server listening beyond loopback).
 	NoLocal bool
@@ -140,6 +143,7 @@ type Server struct {
 	auth          *auth
 	keyAdmin      KeyAdmin
 	users         Users
+	corsOrigins   []string
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	diagnose      func() error
@@ -151,7 +155,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users, corsOrigins: d.CORSOrigins,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, diagnose: d.Diagnose, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {
@@ -159,7 +163,7 @@ func NewServer(d Deps) *Server {
 	}
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(s.recover(), s.observe(newHTTPMetrics(d.Registerer)))
+	e.Use(s.recover(), s.observe(newHTTPMetrics(d.Registerer)), s.guard())
 	e.NoRoute(func(c *gin.Context) {
 		if s.index != nil && s.index(c) {
 			return

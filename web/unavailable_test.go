@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,7 +33,11 @@ func TestDatabaseUnavailable(t *testing.T) {
 	srv := web.NewServer(web.Deps{Log: slog.New(slog.DiscardHandler), Turns: downTurns{}, Gatherer: reg, Registerer: reg,
 		LocalScope: yakor.Scope{TenantID: "t", UserID: "u"}})
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("POST", "/api/v1/threads/x/messages", strings.NewReader(`{"content":"hi","client_id":"a"}`)))
+	req := httptest.NewRequest("POST", "http://localhost:8080/api/v1/threads/x/messages", strings.NewReader(`{"content":"hi","client_id":"a"}`))
+	req.Header.Set("Content-Type", "application/json")
+	// As a listener would: the address the request came in on.
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	srv.ServeHTTP(rec, req)
 	var body struct{ Error string }
 	_ = json.Unmarshal(rec.Body.Bytes(), &body)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" || body.Error != "the database is unavailable; try again shortly" {
