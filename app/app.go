@@ -25,6 +25,7 @@ import (
 	"yakor/facts"
 	"yakor/history"
 	"yakor/jobs"
+	"yakor/lifecycle"
 	"yakor/likbez"
 	"yakor/mnemos"
 	"yakor/search"
@@ -47,6 +48,7 @@ type App struct {
 	Anchors   *anchors.Service
 	Memory    *mnemos.Store
 	Facts     *facts.Store
+	Lifecycle *lifecycle.Service
 	Engine    *turn.Engine
 	Grader    *sufler.Service
 	Searcher  *search.Searcher
@@ -128,6 +130,7 @@ func (a *App) build(ctx context.Context, o options) error {
 	space := mnemos.NewSpace(a.DB.Owner, m.embed, log)
 	a.Memory = mnemos.NewStore(tenant, space, t.Memory, log, reg)
 	a.Facts = facts.NewStore(tenant, t.Facts, log)
+	a.Lifecycle = lifecycle.New(tenant)
 	if m.helpers.Facts != nil {
 		a.Facts = a.Facts.WithHelper(m.helpers.Facts)
 	}
@@ -221,7 +224,7 @@ func (a *App) deps(queue jobQueue, m models) web.Deps {
 		},
 		UIDir:       cfg.UIDir,
 		CORSOrigins: cfg.Origins(),
-		Keys:        a.Accounts, Users: a.Accounts, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
+		Keys:        a.Accounts, Users: a.Accounts, Lifecycle: a.Lifecycle, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
 	}
 }
 

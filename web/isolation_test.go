@@ -80,6 +80,10 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 		{"DELETE", "/api/v1/experiences/:id", "/api/v1/experiences/" + exp, ""},
 		{"DELETE", "/api/v1/keys/:id", "/api/v1/keys/" + keyA.ID, ""},
 		{"GET", "/api/v1/facts", "/api/v1/facts?thread=" + thread, ""},
+		{"GET", "/api/v1/users/:id/export", "/api/v1/users/" + keyA.UserID + "/export", ""},
+		{"DELETE", "/api/v1/messages/:id", fmt.Sprintf("/api/v1/messages/%d", reply.Reply.ID), ""},
+		{"DELETE", "/api/v1/threads/:id", "/api/v1/threads/" + thread, ""},
+		{"DELETE", "/api/v1/users/:id", "/api/v1/users/" + keyA.UserID, ""},
 	}
 	covered := map[string]bool{
 		"GET /v1/models/*id": true, // the model catalogue: no tenant's data

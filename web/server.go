@@ -85,6 +85,8 @@ type Deps struct {
 	// UIDir serves the web chat from this folder instead of the embedded
 	// copy (development).
 	UIDir string
+	// Lifecycle deletes and exports users' data.
+	Lifecycle Lifecycle
 	// Users finds and makes end users (X-Yakor-User, /v1's user field);
 	// nil refuses requests that name one.
 	Users Users
@@ -143,6 +145,7 @@ type Server struct {
 	auth          *auth
 	keyAdmin      KeyAdmin
 	users         Users
+	lifecycle     Lifecycle
 	corsOrigins   []string
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
@@ -155,7 +158,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users, corsOrigins: d.CORSOrigins,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users, lifecycle: d.Lifecycle, corsOrigins: d.CORSOrigins,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, diagnose: d.Diagnose, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {
@@ -190,6 +193,7 @@ func NewServer(d Deps) *Server {
 	registerMemoryRoutes(api, s)
 	registerResearchRoutes(api, s)
 	registerFactRoutes(api, s)
+	registerLifecycleRoutes(api, s)
 	if ka, ok := d.Keys.(KeyAdmin); ok {
 		s.keyAdmin = ka
 		registerKeyRoutes(api, s)

@@ -45,10 +45,11 @@ func commands() []command {
 			{name: "stop", args: "[flags]", summary: "stop it (never a folder a running yakor serve owns)", run: runDBStop},
 		}},
 		{name: "keys", summary: "API keys: made (the secret shown once), listed and revoked; stored hashed", sub: []command{
-			{name: "create", args: "--tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N] [--admin]", summary: "make a key and print its secret", run: runKeysCreate},
+			{name: "create", args: "--tenant NAME [--user NAME] [--name LABEL] [--rate N] [--turns N] [--role admin|backend|user]", summary: "make a key and print its secret", run: runKeysCreate},
 			{name: "list", args: "[--json]", summary: "list the keys", run: runKeysList},
 			{name: "revoke", args: "ID", summary: "revoke a key", run: runKeysRevoke},
 		}},
+		{name: "export", args: "--tenant NAME|ID --user ID|APP-ID [flags]", summary: "print all of a user's data as JSON (threads with messages, facts, anchors, experiences, grades)", run: runExport},
 		{name: "likbez", summary: "the research job", sub: []command{
 			{name: "run", args: "[flags]", summary: "study the research topics that are due, now, and print what was done", run: runLikbez},
 		}},

@@ -292,3 +292,10 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// callKeyAs is callKey without a key, for the end user the app calls user
+// (X-Yakor-User).
+func (s *server) callKeyAs(t *testing.T, user, method, path, body string, out any) int {
+	t.Helper()
+	return apptest.Call(t, "http://"+s.addr, "", method, path, body, out, "X-Yakor-User", user).Status
+}

@@ -56,6 +56,7 @@ const ICONS = {
   plus: 'M12 5v14M5 12h14',
   pencil: 'M4 20h4L19.5 8.5a2.1 2.1 0 0 0-3-3L5 17v3zM14.5 7.5l2 2',
   trash: 'M4 7h16M10 11v6M14 11v6M9 7V4h6v3M6 7l1 13h10l1-13',
+  download: 'M12 3v12m0 0l-5-5m5 5l5-5M5 21h14',
   x: 'M6 6l12 12M18 6L6 18',
   menu: 'M4 6h16M4 12h16M4 18h16',
   search: 'M10.5 4a6.5 6.5 0 1 0 0 13a6.5 6.5 0 1 0 0-13zM15.5 15.5L20 20',

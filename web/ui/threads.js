@@ -1,5 +1,6 @@
-// The sidebar: the thread list, a new-thread button, renaming in place and
-// a search box that filters by title.
+// The sidebar: the thread list, a new-thread button, renaming in place,
+// exporting and deleting a conversation, and a search box that filters by
+// title.
 import { api, enc, describe } from './api.js';
 import { h, icon, guard, fmtTime, toast } from './dom.js';
 import { t } from './i18n.js';
@@ -95,8 +96,57 @@ function threadItem(th) {
     type: 'button', class: 'icon-button thread-rename', 'data-testid': 'thread-rename',
     'aria-label': t('threads.rename', { title: threadTitle(th) }), title: t('threads.renameShort'),
     onclick: () => startRename(th.id),
-  }, icon('pencil')));
+  }, icon('pencil')), h('button', {
+    type: 'button', class: 'icon-button thread-rename', 'data-testid': 'thread-export',
+    'aria-label': t('threads.export', { title: threadTitle(th) }), title: t('threads.exportShort'),
+    onclick: guard(() => exportThread(th)),
+  }, icon('download')), deleteButton(th));
   return li;
+}
+
+// exportThread downloads the conversation as JSON: the thread and all of
+// its messages.
+async function exportThread(th) {
+  try {
+    const [thread, list] = await Promise.all([api.get('/threads/' + enc(th.id)), api.get('/threads/' + enc(th.id) + '/messages')]);
+    const blob = new Blob([JSON.stringify({ thread, messages: list.messages || [] }, null, 2)], { type: 'application/json' });
+    const a = h('a', { href: URL.createObjectURL(blob), download: 'yakor-' + th.id + '.json', 'data-testid': 'thread-export-link', hidden: true });
+    document.body.append(a);
+    a.click();
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  } catch (err) {
+    toast(t('threads.exportFailed') + ' ' + describe(err), 'error', t('common.close'));
+  }
+}
+
+// deleteButton deletes the conversation on a second click within four
+// seconds (the first one asks, in the button itself): everything derived
+// from it goes too.
+function deleteButton(th) {
+  let armed = 0;
+  const b = h('button', {
+    type: 'button', class: 'icon-button thread-rename', 'data-testid': 'thread-delete',
+    'aria-label': t('threads.delete', { title: threadTitle(th) }), title: t('threads.deleteShort'),
+  }, icon('trash'));
+  b.addEventListener('click', guard(async () => {
+    if (!armed) {
+      armed = setTimeout(() => { armed = 0; b.classList.remove('armed'); b.title = t('threads.deleteShort'); }, 4000);
+      b.classList.add('armed');
+      b.title = t('threads.deleteConfirm');
+      b.setAttribute('aria-label', t('threads.deleteConfirm'));
+      return;
+    }
+    clearTimeout(armed);
+    try {
+      await api.del('/threads/' + enc(th.id));
+      state.threads = state.threads.filter((x) => x.id !== th.id);
+      if (state.threadId === th.id) navigate('/');
+      renderThreads();
+    } catch (err) {
+      toast(t('threads.deleteFailed') + ' ' + describe(err), 'error', t('common.close'));
+    }
+  }));
+  return b;
 }
 
 function startRename(id) {
