@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -52,12 +53,17 @@ func TestEndUsersBehindOneBackendKey(t *testing.T) {
 	for i := range 6 {
 		send("ann", ann, fmt.Sprintf("Shelf %d needs %d oak boards. %s", i, i+2, strings.Repeat("More details about the shelf. ", 8)))
 	}
-	var annCtx struct{ Layers []struct{ Name, Text string } }
-	as("ann", "GET", "/api/v1/threads/"+ann+"/context", "", &annCtx)
-	whole := fmt.Sprint(annCtx.Layers)
-	for _, want := range []string{"Ann", "9000"} {
-		if !strings.Contains(whole, want) {
-			t.Fatalf("Ann's own prompt lacks %q (the test would prove nothing): %s", want, whole)
+	// Ann's own prompt holds her name (a fact, extracted after the turn)
+	// and her prices, or the test would prove nothing.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var annCtx struct{ Layers []struct{ Name, Text string } }
+		as("ann", "GET", "/api/v1/threads/"+ann+"/context", "", &annCtx)
+		whole := fmt.Sprint(annCtx.Layers)
+		if strings.Contains(whole, "Ann") && strings.Contains(whole, "9000") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Ann's own prompt lacks her name or prices: %s", whole)
 		}
 	}
 
@@ -102,6 +108,38 @@ func TestEndUsersBehindOneBackendKey(t *testing.T) {
 		if strings.Contains(h.Content, "9000") {
 			t.Errorf("bob's search finds Ann's message: %s", h.Content)
 		}
+	}
+
+	// Recall: Ann's answer, graded up, is hers alone.
+	var pin struct {
+		Reply  struct{ ID int64 }
+		TurnID string `json:"turn_id"`
+	}
+	send("ann", ann, "My bank PIN is 9931.")
+	as("ann", "POST", "/api/v1/threads/"+ann+"/messages", `{"content":"What is my bank PIN?"}`, &pin)
+	if code := as("ann", "POST", fmt.Sprintf("/api/v1/messages/%d/feedback", pin.Reply.ID), `{"thumb":"up"}`, nil); code != http.StatusOK {
+		t.Fatalf("ann's thumb up: %d", code)
+	}
+	as("bob", "POST", "/api/v1/threads/"+bob+"/messages", `{"content":"What is my bank PIN?"}`, &pin)
+	var tr struct {
+		Layers []struct {
+			Name    string
+			Entries []struct{ ID int64 }
+		}
+	}
+	as("bob", "GET", "/api/v1/turns/"+pin.TurnID, "", &tr)
+	var recalled []int64
+	for _, l := range tr.Layers {
+		for _, e := range l.Entries {
+			if l.Name == "memory" {
+				recalled = append(recalled, e.ID)
+			}
+		}
+	}
+	var annsOwn, annsAll int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE e.id = ANY($1)), count(*) FROM experiences e JOIN users u ON u.tenant_id = e.tenant_id AND u.id = e.user_id
+WHERE u.external_id = 'ann'`, recalled).Scan(&annsOwn, &annsAll); err != nil || annsOwn != 0 || annsAll == 0 {
+		t.Errorf("bob's prompt recalled %d of ann's %d entries (%v)", annsOwn, annsAll, err)
 	}
 
 	// /v1: the user field names the end user, and each has a default
