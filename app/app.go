@@ -65,12 +65,14 @@ type App struct {
 	// without SearchSemantic.
 	Messages *mnemos.MessageIndex
 
-	ownDB    bool
-	ln       net.Listener
-	http     *http.Server
-	served   chan error
-	started  bool
-	jobsDone bool
+	ownDB       bool
+	ln          net.Listener
+	http        *http.Server
+	metrics     *http.Server // on Config.MetricsAddr, when set
+	metricsAddr string
+	served      chan error
+	started     bool
+	jobsDone    bool
 }
 
 // New builds Yakor from cfg (Resolve is applied). It opens the database
@@ -223,8 +225,8 @@ func (a *App) deps(queue jobQueue, m models) web.Deps {
 			Version: Version().Version, Revision: Version().Revision,
 		},
 		UIDir:       cfg.UIDir,
-		CORSOrigins: cfg.Origins(),
-		Keys:        a.Accounts, Users: a.Accounts, Lifecycle: a.Lifecycle, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
+		CORSOrigins: cfg.Origins(), MetricsElsewhere: cfg.MetricsAddr != "",
+		Keys: a.Accounts, Users: a.Accounts, Lifecycle: a.Lifecycle, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
 	}
 }
 
@@ -263,6 +265,9 @@ func (a *App) Start(ctx context.Context) error {
 	a.http = &http.Server{Handler: a.Server, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn)}
 	a.served = make(chan error, 1)
 	go func() { a.served <- a.http.Serve(ln) }()
+	if err := a.serveMetrics(); err != nil {
+		return err
+	}
 	a.Log.Info("yakor is serving", "url", "http://"+a.Addr(), "api", "http://"+a.Addr()+"/api/v1")
 	return nil
 }
@@ -309,6 +314,10 @@ func (a *App) Close(ctx context.Context) {
 			a.Log.Warn("requests still running at shutdown were cut off", "err", err)
 		}
 		a.http = nil
+	}
+	if a.metrics != nil {
+		_ = a.metrics.Shutdown(ctx)
+		a.metrics = nil
 	}
 	if a.Queue != nil && a.started && !a.jobsDone {
 		if err := a.Queue.Stop(ctx); err != nil {

@@ -59,6 +59,7 @@ type Config struct {
 	UIDir       string // serve the web chat from this folder (development)
 	AllowNoKeys bool   // listen beyond loopback without API keys
 	CORSOrigins string // web origins allowed to call the API from a browser, comma-separated
+	MetricsAddr string // serve /metrics on this address instead of behind an admin key
 
 	SearXNGURL           string        // research source; "" leaves topics pending
 	ResearchSchedule     string        // cron spec of the research job; "off": only when asked

@@ -41,6 +41,7 @@ func Settings() []Setting {
 		{"pg-bin", "YAKOR_PG_BIN", "folder of the PostgreSQL server binaries for the private cluster; empty finds the newest installed", s, str(func(c *Config) *string { return &c.PGBin })},
 		{"pg-user", "YAKOR_PG_USER", "account the private cluster runs as when yakor runs as root", s, str(func(c *Config) *string { return &c.PGUser })},
 		{"allow-no-keys", "YAKOR_ALLOW_NO_KEYS", "listen beyond loopback without API keys: anyone reaching the address acts as the one local user (for a trusted network only)", s, yes(func(c *Config) *bool { return &c.AllowNoKeys })},
+		{"metrics-addr", "YAKOR_METRICS_ADDR", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9464), without a key; empty: on the main address at /metrics, which needs an admin key once keys exist", s, str(func(c *Config) *string { return &c.MetricsAddr })},
 		{"cors-origins", "YAKOR_CORS_ORIGINS", "web origins (scheme://host:port, comma-separated) whose pages may call the API from a browser, with CORS headers; without keys every other page is refused", s, str(func(c *Config) *string { return &c.CORSOrigins })},
 		{"ui-dir", "YAKOR_UI_DIR", "serve the web chat from this folder instead of the copy built in (for working on the UI: edits show on reload), e.g. web/ui", s, str(func(c *Config) *string { return &c.UIDir })},
 		{"workers", "YAKOR_WORKERS", "post-turn jobs (anchoring, grading, embedding) of each kind this instance runs at once; 0: enqueue only, another instance works the queue", s, num(func(c *Config) *int { return &c.Workers })},

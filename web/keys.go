@@ -24,18 +24,19 @@ type KeyAdmin interface {
 // the local tenant: that is how an operator makes the first key without
 // the command line.
 func registerKeyRoutes(g *gin.RouterGroup, s *Server) {
-	keys := g.Group("/keys", s.requireAdmin())
+	keys := g.Group("/keys", s.requireAdmin("manage API keys"))
 	keys.POST("", s.handleKeyCreate)
 	keys.GET("", s.handleKeyIndex)
 	keys.DELETE("/:id", s.handleKeyRevoke)
 }
 
-// requireAdmin refuses a key that is not an admin key. A request without a
-// caller is the local user's, who administers the local tenant.
-func (s *Server) requireAdmin() gin.HandlerFunc {
+// requireAdmin refuses a key that is not an admin key the right to do
+// what. A request without a caller is the local user's, who administers
+// the local tenant.
+func (s *Server) requireAdmin(what string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !tenantAdmin(c) {
-			s.abort(c, yakor.Errorf(yakor.EFORBIDDEN, "this API key may not manage API keys: only an admin key may (an operator makes one with `yakor keys create --role admin`)"))
+			s.abort(c, yakor.Errorf(yakor.EFORBIDDEN, "this API key may not %s: only an admin key may (an operator makes one with `yakor keys create --role admin`)", what))
 			return
 		}
 		c.Next()

@@ -39,10 +39,23 @@ func (s *Server) observe(m *httpMetrics) gin.HandlerFunc {
 			route = "unmatched"
 		}
 		status := c.Writer.Status()
-		m.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(status)).Inc()
-		m.duration.WithLabelValues(route, c.Request.Method).Observe(time.Since(start).Seconds())
+		method := methodLabel(c.Request.Method)
+		m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+		m.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		if route != "/metrics" && route != "/healthz" && route != "/readyz" {
 			s.log.DebugContext(c.Request.Context(), "http", "method", c.Request.Method, "path", c.Request.URL.Path, "status", status, "took", time.Since(start))
 		}
 	}
+}
+
+// methodLabel is the method as a metric label: one of the methods HTTP
+// clients use, or "other", so that requests with made-up methods cannot
+// grow the metrics without bound (the route is its template, or
+// "unmatched", for the same reason).
+func methodLabel(m string) string {
+	switch m {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS":
+		return m
+	}
+	return "other"
 }

@@ -93,6 +93,10 @@ type Deps struct {
 	// Keys checks API keys; nil serves LocalScope to every request (tests).
 	// When it is a KeyAdmin too, /api/v1/keys manages keys.
 	Keys Keys
+	// MetricsElsewhere leaves /metrics out of the router: they are served on
+	// an address of their own. Else /metrics needs an admin key once keys
+	// exist.
+	MetricsElsewhere bool
 	// CORSOrigins are the web origins (scheme://host[:port]) allowed to call
 	// the API from a browser, with CORS headers, in any mode.
 	CORSOrigins []string
@@ -181,7 +185,9 @@ func NewServer(d Deps) *Server {
 
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
 	e.GET("/readyz", s.handleReady)
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
+	if !d.MetricsElsewhere {
+		e.GET("/metrics", s.authenticate(), s.requireAdmin("read the metrics"), gin.WrapH(promhttp.HandlerFor(d.Gatherer, promhttp.HandlerOpts{})))
+	}
 
 	registerUI(e, s, d.UIDir)
 	api := e.Group("/api/v1", s.authenticate())
