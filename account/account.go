@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -73,6 +75,9 @@ func (s *Store) EnsureProject(ctx context.Context, scope yakor.Scope, name strin
 	if len([]rune(name)) > 200 {
 		return "", yakor.Errorf(yakor.EINVALID, "project name is longer than 200 characters")
 	}
+	if err := printable("project name", name); err != nil {
+		return "", err
+	}
 	const q = `
 WITH ins AS (
     INSERT INTO projects (tenant_id, id, name) VALUES ($1, $2, $3)
@@ -88,4 +93,13 @@ LIMIT 1`
 		return "", fmt.Errorf("ensure project: %w", err)
 	}
 	return id, nil
+}
+
+// printable refuses a name PostgreSQL cannot store or a log would garble:
+// invalid UTF-8 or a control character (a NUL among them).
+func printable(field, s string) error {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return yakor.Errorf(yakor.EINVALID, "%s holds a control character or invalid UTF-8", field)
+	}
+	return nil
 }

@@ -110,6 +110,9 @@ func (nk *NewKey) normalize() error {
 		if n := utf8.RuneCountInString(f.value); n > maxKeyName {
 			return yakor.Errorf(yakor.EINVALID, "%s is %d characters long; at most %d", f.field, n, maxKeyName)
 		}
+		if err := printable(f.field, f.value); err != nil {
+			return err
+		}
 	}
 	if nk.Role == "" {
 		nk.Role = RoleUser

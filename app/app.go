@@ -225,7 +225,7 @@ func (a *App) deps(queue jobQueue, m models) web.Deps {
 			Version: Version().Version, Revision: Version().Revision,
 		},
 		UIDir:       cfg.UIDir,
-		CORSOrigins: cfg.Origins(), MetricsElsewhere: cfg.MetricsAddr != "",
+		CORSOrigins: cfg.Origins(), MaxImportMessages: cfg.MaxImportMessages, MetricsElsewhere: cfg.MetricsAddr != "",
 		Keys: a.Accounts, Users: a.Accounts, Lifecycle: a.Lifecycle, NoLocal: !cfg.Loopback() && !cfg.AllowNoKeys,
 	}
 }

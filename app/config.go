@@ -14,6 +14,7 @@ import (
 
 	"yakor/anchors"
 	"yakor/facts"
+	"yakor/history"
 	"yakor/jobs"
 	"yakor/likbez"
 	"yakor/llm"
@@ -60,6 +61,8 @@ type Config struct {
 	AllowNoKeys bool   // listen beyond loopback without API keys
 	CORSOrigins string // web origins allowed to call the API from a browser, comma-separated
 	MetricsAddr string // serve /metrics on this address instead of behind an admin key
+	// MaxImportMessages bounds the earlier messages a /v1 request imports.
+	MaxImportMessages int
 
 	SearXNGURL           string        // research source; "" leaves topics pending
 	ResearchSchedule     string        // cron spec of the research job; "off": only when asked
@@ -102,7 +105,7 @@ func DefaultConfig() Config {
 	return Config{
 		Addr: "127.0.0.1:8080", DataDir: "./.yakor", PGUser: cluster.DefaultUser,
 
-		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars,
+		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
 		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true,

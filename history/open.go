@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +27,18 @@ type ThreadOpen struct {
 	// messages, oldest first), stored before anything else is; a thread
 	// that exists keeps its own.
 	History []NewMessage
+	// MaxHistory bounds History when the thread is made (ErrLongHistory);
+	// 0 bounds nothing.
+	MaxHistory int
 }
+
+// DefaultMaxImport is the default of MaxHistory where a client imports a
+// conversation (/v1's --max-import-messages).
+const DefaultMaxImport = 1000
+
+// ErrLongHistory is in the chain of OpenThread's error when a new thread
+// would import more than MaxHistory messages.
+var ErrLongHistory = errors.New("history: more earlier messages than the import limit")
 
 // OpenThread finds scope's user's thread with o.Key, or creates it with
 // o.Create and o.History, all in one transaction: a thread never exists
@@ -62,6 +74,10 @@ func (s *Store) OpenThread(ctx context.Context, scope yakor.Scope, o ThreadOpen)
 		t, created, err = openThread(ctx, tx, scope, o)
 		if err != nil || !created || len(o.History) == 0 {
 			return err
+		}
+		if o.MaxHistory > 0 && len(o.History) > o.MaxHistory {
+			// Rolled back with the thread: nothing is written.
+			return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EINVALID, "the request carries %d earlier messages for a new conversation; at most %d are imported (--max-import-messages): send the newest ones, or continue a conversation Yakor holds (X-Yakor-Conversation)", len(o.History), o.MaxHistory), ErrLongHistory)
 		}
 		store := s.WithTx(tx)
 		if _, err := store.Import(ctx, scope.WithThread(t.ID), o.History); err != nil {

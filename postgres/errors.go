@@ -106,6 +106,11 @@ func Wrap(op string, err error) error {
 	if Unavailable(err) {
 		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EUNAVAILABLE, MsgUnavailable), err)
 	}
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
+		// character_not_in_repertoire, untranslatable_character: input
+		// that reached the database unchecked.
+		return fmt.Errorf("%s: %w: %w", op, yakor.Errorf(yakor.EINVALID, "the text holds a character the database cannot store (a NUL, or invalid UTF-8)"), err)
+	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 

@@ -80,3 +80,66 @@ func TestMetricsNeedAdmin(t *testing.T) {
 		t.Errorf("metrics on --metrics-addr: %d", resp.StatusCode)
 	}
 }
+
+// TestNULRefused: a NUL in a project, a key's name or user, or an end
+// user's id is 400 naming it (on /v1 with the param), and writes nothing.
+func TestNULRefused(t *testing.T) {
+	s := mustStack(t, nil, turn.Config{})
+	before := s.counts(t)
+	for _, tc := range []struct{ path, body, says string }{
+		{"/api/v1/threads", `{"title":"t","project":"a\u0000b"}`, "project name"},
+		{"/api/v1/keys", `{"name":"a\u0000b"}`, "name"},
+		{"/api/v1/keys", `{"name":"k","user":"a\u0000b"}`, "user"},
+	} {
+		var e struct{ Error string }
+		if code := s.do(t, "POST", tc.path, tc.body, &e); code != http.StatusBadRequest || !strings.Contains(e.Error, tc.says) {
+			t.Errorf("POST %s %s: %d %q, want 400 naming %s", tc.path, tc.body, code, e.Error, tc.says)
+		}
+	}
+	r := s.complete(t, map[string]any{"user": "a\x00b", "messages": []any{user("hi")}})
+	if e := r.openAIError(t, http.StatusBadRequest); e.Param == nil || *e.Param != "user" {
+		t.Errorf("/v1 user with a NUL: %+v", e)
+	}
+	if after := s.counts(t); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a refused request wrote: %v -> %v", before, after)
+	}
+	var keys struct{ Keys []struct{ ID string } }
+	if s.do(t, "GET", "/api/v1/keys", "", &keys); len(keys.Keys) != 0 {
+		t.Errorf("a refused request made a key: %+v", keys)
+	}
+}
+
+// TestMaxImportMessages: a /v1 request that would make a conversation
+// with more earlier messages than --max-import-messages (1,000) is 400
+// naming messages, and writes nothing; at the limit it imports them all;
+// a conversation Yakor holds ignores a client's long history.
+func TestMaxImportMessages(t *testing.T) {
+	s := mustStack(t, nil, turn.Config{})
+	history := func(n int) []any {
+		var out []any
+		for i := range n {
+			if i%2 == 0 {
+				out = append(out, user(fmt.Sprintf("note %d", i)))
+			} else {
+				out = append(out, assistant(fmt.Sprintf("ok %d", i)))
+			}
+		}
+		return append(out, user("What was the first note?"))
+	}
+	before := s.counts(t)
+	r := s.complete(t, map[string]any{"prompt_cache_key": "long", "messages": history(1001)})
+	if e := r.openAIError(t, http.StatusBadRequest); e.Param == nil || *e.Param != "messages" || !strings.Contains(e.Message, "1000") {
+		t.Fatalf("1,001 earlier messages: %+v", e)
+	}
+	if after := s.counts(t); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("the refused request wrote: %v -> %v", before, after)
+	}
+	ok := s.complete(t, map[string]any{"prompt_cache_key": "long", "messages": history(1000)})
+	ok.completion(t)
+	thread, _ := ok.thread()
+	if n := len(s.storedMessages(t, thread)); n != 1002 {
+		t.Fatalf("%d messages stored, want the 1,000 imported, the question and the reply", n)
+	}
+	again := s.complete(t, map[string]any{"prompt_cache_key": "long", "messages": history(1501)})
+	again.completion(t)
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -148,7 +149,11 @@ func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread
 		}
 		th, created, err = s.threads.OpenThread(ctx, scope, history.ThreadOpen{
 			Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
+			MaxHistory: s.maxImport,
 		})
+		if errors.Is(err, history.ErrLongHistory) {
+			return history.Thread{}, false, oaicompat.Invalid("messages", "%s", yakor.ErrorMessage(err))
+		}
 	}
 	if err != nil || created || in.SystemPrompt == "" || in.SystemPrompt == th.SystemPrompt {
 		return th, created, err

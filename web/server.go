@@ -93,6 +93,9 @@ type Deps struct {
 	// Keys checks API keys; nil serves LocalScope to every request (tests).
 	// When it is a KeyAdmin too, /api/v1/keys manages keys.
 	Keys Keys
+	// MaxImportMessages bounds the earlier messages a /v1 request imports
+	// into a new conversation; 0 bounds nothing.
+	MaxImportMessages int
 	// MetricsElsewhere leaves /metrics out of the router: they are served on
 	// an address of their own. Else /metrics needs an admin key once keys
 	// exist.
@@ -151,6 +154,7 @@ type Server struct {
 	users         Users
 	lifecycle     Lifecycle
 	corsOrigins   []string
+	maxImport     int
 	index         func(c *gin.Context) bool // serves the web chat for a page path
 	maxBodyBytes  int64
 	diagnose      func() error
@@ -162,7 +166,7 @@ type Server struct {
 func NewServer(d Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{
-		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users, lifecycle: d.Lifecycle, corsOrigins: d.CORSOrigins,
+		log: d.Log, turns: d.Turns, threads: d.Threads, projects: d.Projects, searcher: d.Searcher, anchors: d.Anchors, memory: d.Memory, feedback: d.Feedback, research: d.Research, researchQueue: d.ResearchQueue, facts: d.Facts, resetter: d.Resetter, db: d.DB, users: d.Users, lifecycle: d.Lifecycle, corsOrigins: d.CORSOrigins, maxImport: d.MaxImportMessages,
 		local: d.LocalScope, maxBodyBytes: d.MaxBodyBytes, diagnose: d.Diagnose, info: d.Info, auth: newAuth(d.Keys, !d.NoLocal), started: time.Now(),
 	}
 	if s.maxBodyBytes <= 0 {

@@ -46,6 +46,10 @@ func invalid(param, format string, args ...any) error {
 	return requestError(CodeInvalidValue, param, yakor.EINVALID, format, args...)
 }
 
+// Invalid refuses a request's value that Yakor finds wrong after parsing
+// it, naming the param at fault (400, invalid_value).
+func Invalid(param, format string, args ...any) error { return invalid(param, format, args...) }
+
 func missing(param, format string, args ...any) error {
 	return requestError(CodeMissingParameter, param, yakor.EINVALID, format, args...)
 }
