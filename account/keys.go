@@ -232,13 +232,14 @@ type Caller struct {
 	Role          Role
 }
 
-// Authenticate finds the live key secret names. EUNAUTHORIZED: no such
-// key, or it was revoked.
+// Authenticate finds the live key secret names: a read, so that a
+// read-only database still serves reads (MarkUsed records the use).
+// EUNAUTHORIZED: no such key, or it was revoked.
 func (s *Store) Authenticate(ctx context.Context, secret string) (Caller, error) {
 	var c Caller
 	var revoked *time.Time
-	err := s.pool.QueryRow(ctx, `UPDATE api_keys SET last_used_at = now() WHERE hash = $1
-RETURNING id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, role, revoked_at`, hashKey(secret)).
+	err := s.pool.QueryRow(ctx, `SELECT id::text, tenant_id::text, user_id::text, rate_per_minute, max_turns, role, revoked_at
+FROM api_keys WHERE hash = $1`, hashKey(secret)).
 		Scan(&c.KeyID, &c.Scope.TenantID, &c.Scope.UserID, &c.RatePerMinute, &c.MaxTurns, &c.Role, &revoked)
 	if err != nil {
 		return Caller{}, postgres.NotFound("authenticate", err, yakor.Errorf(yakor.EUNAUTHORIZED, "the API key is not valid"))
@@ -255,4 +256,10 @@ func (s *Store) HasKeys(ctx context.Context) (bool, error) {
 	var ok bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys)`).Scan(&ok)
 	return ok, postgres.Wrap("check keys", err)
+}
+
+// MarkUsed records that the key of id was used now (last_used_at).
+func (s *Store) MarkUsed(ctx context.Context, id string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE api_keys SET last_used_at = now() WHERE id = $1`, id)
+	return postgres.Wrap("mark key used", err)
 }

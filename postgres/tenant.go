@@ -123,6 +123,14 @@ func (db *DB) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	return br
 }
 
+// ReadOnly reports whether the database takes no writes: a standby in
+// recovery, or read-only by default (default_transaction_read_only).
+func (db *DB) ReadOnly(ctx context.Context) (bool, error) {
+	var ro bool
+	err := db.pool.QueryRow(ctx, `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool`).Scan(&ro)
+	return ro, Wrap("check read-only", err)
+}
+
 // Begin starts a transaction in ctx's tenant.
 func (db *DB) Begin(ctx context.Context) (pgx.Tx, error) {
 	tx, err := db.pool.Begin(ctx)

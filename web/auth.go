@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 type Keys interface {
 	Authenticate(ctx context.Context, secret string) (account.Caller, error)
 	HasKeys(ctx context.Context) (bool, error)
+	MarkUsed(ctx context.Context, keyID string) error
 }
 
 // auth holds what authentication remembers between requests: whether keys
@@ -33,10 +35,11 @@ type auth struct {
 	checkedAt time.Time
 	limiters  map[string]*rate.Limiter
 	turns     map[string]int
+	used      map[string]time.Time // when each key's use was last recorded
 }
 
 func newAuth(keys Keys, allowLocal bool) *auth {
-	return &auth{keys: keys, allowLocal: allowLocal, limiters: map[string]*rate.Limiter{}, turns: map[string]int{}}
+	return &auth{keys: keys, allowLocal: allowLocal, limiters: map[string]*rate.Limiter{}, turns: map[string]int{}, used: map[string]time.Time{}}
 }
 
 const callerKey = "yakor.caller"
@@ -79,6 +82,7 @@ func (s *Server) authenticate() gin.HandlerFunc {
 			s.abort(c, yakor.Errorf(yakor.ETOOMANY, "this key is over its rate of %d requests a minute; retry in %s", caller.RatePerMinute, wait.Round(time.Second)))
 			return
 		}
+		a.markUsed(s.log, caller.KeyID)
 		actAs(c, caller.Scope)
 		c.Set(callerKey, caller)
 		if err := s.actForEndUser(c, c.GetHeader(headerUser)); err != nil {
@@ -193,4 +197,28 @@ func (a *auth) reserve(caller account.Caller) time.Duration {
 func (s *Server) abort(c *gin.Context, err error) {
 	s.fail(c, err)
 	c.Abort()
+}
+
+// markUsedEvery is how often a key's last use is written at most.
+const markUsedEvery = 30 * time.Second
+
+// markUsed records a key's use off the request path, at most every
+// markUsedEvery a key: a database that takes no writes (read-only, a
+// standby) must not refuse the reads it can serve, and a busy key must not
+// write on every request. A failure is logged, never the request's.
+func (a *auth) markUsed(log *slog.Logger, id string) {
+	a.mu.Lock()
+	if time.Since(a.used[id]) < markUsedEvery {
+		a.mu.Unlock()
+		return
+	}
+	a.used[id] = time.Now()
+	a.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := a.keys.MarkUsed(ctx, id); err != nil {
+			log.Debug("could not record a key's use", "key", id, "err", err)
+		}
+	}()
 }

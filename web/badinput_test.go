@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"yakor/account"
 	"yakor/app/apptest"
 	"yakor/turn"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // metricsBody reads /metrics with key ("" for none).
@@ -142,4 +145,59 @@ func TestMaxImportMessages(t *testing.T) {
 	}
 	again := s.complete(t, map[string]any{"prompt_cache_key": "long", "messages": history(1501)})
 	again.completion(t)
+}
+
+// TestReadOnlyDatabase: with the database read-only, a key still reads
+// (its last use is recorded off the request path, and not at all here),
+// a write is 503 saying the database is read-only, and /readyz says so.
+func TestReadOnlyDatabase(t *testing.T) {
+	ctx := context.Background()
+	s := newStack(t, stackOptions{keys: true})
+	_, key := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ann"})
+	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s
+	var th struct{ ID string }
+	if a := apptest.Call(t, s.URL, key, "POST", "/api/v1/threads", `{"title":"before"}`, &th); a.Status != http.StatusCreated {
+		t.Fatalf("thread: %d", a.Status)
+	}
+	var db string
+	if err := s.pool.QueryRow(ctx, `SELECT current_database()`).Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	setReadOnly := func(on bool) {
+		t.Helper()
+		q := `ALTER DATABASE ` + pgx.Identifier{db}.Sanitize() + ` SET default_transaction_read_only = ` + map[bool]string{true: "on", false: "off"}[on]
+		conn, err := s.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, `SET default_transaction_read_only = off`)
+		if err == nil {
+			_, err = conn.Exec(ctx, q)
+		}
+		conn.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.pool.Reset() // new connections take the database's setting
+		s.svc.Pool().Reset()
+	}
+	setReadOnly(true)
+	t.Cleanup(func() { setReadOnly(false) })
+
+	for _, path := range []string{"/api/v1/threads", "/api/v1/threads/" + th.ID, "/api/v1/threads/" + th.ID + "/messages", "/api/v1/facts"} {
+		if a := apptest.Call(t, s.URL, key, "GET", path, "", nil); a.Status != http.StatusOK {
+			t.Errorf("GET %s on a read-only database: %d %s", path, a.Status, a.Body)
+		}
+	}
+	var e struct{ Error string }
+	if a := apptest.Call(t, s.URL, key, "POST", "/api/v1/threads", `{"title":"after"}`, &e); a.Status != http.StatusServiceUnavailable || !strings.Contains(e.Error, "read-only") {
+		t.Errorf("a write on a read-only database: %d %q", a.Status, e.Error)
+	}
+	var ready struct {
+		Status string
+		Writes bool
+	}
+	if a := apptest.Call(t, s.URL, "", "GET", "/readyz", "", &ready); a.Status != http.StatusOK || ready.Status != "read-only" || ready.Writes {
+		t.Errorf("/readyz on a read-only database: %d %+v", a.Status, ready)
+	}
 }

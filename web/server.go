@@ -19,6 +19,7 @@ import (
 
 	"yakor"
 	"yakor/history"
+	"yakor/postgres"
 	"yakor/search"
 	"yakor/turn"
 )
@@ -51,9 +52,10 @@ type Projects interface {
 	EnsureProject(ctx context.Context, scope yakor.Scope, name string) (string, error)
 }
 
-// Pinger tells whether the database answers.
+// Pinger tells whether the database answers and whether it takes writes.
 type Pinger interface {
 	Ping(ctx context.Context) error
+	ReadOnly(ctx context.Context) (bool, error)
 }
 
 // Deps is what the server is built from.
@@ -228,7 +230,12 @@ func (s *Server) handleReady(c *gin.Context) {
 		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "error": msg})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	if ro, err := s.db.ReadOnly(ctx); err == nil && ro {
+		// Reads are served; a writer's load balancer may route elsewhere.
+		c.JSON(http.StatusOK, gin.H{"status": "read-only", "writes": false, "error": postgres.MsgReadOnly})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready", "writes": true})
 }
 
 const scopeKey = "yakor.scope"
