@@ -338,11 +338,11 @@ func modelError(err error) error {
 	var le *llm.Error
 	if errors.As(err, &le) {
 		if le.Timeout {
-			return fmt.Errorf("%w: %w", yakor.Errorf(yakor.ETIMEOUT, "the model server did not answer in time: %s", le.Error()), err)
+			return fmt.Errorf("%w: %w", yakor.Errorf(yakor.ETIMEOUT, "the model server did not answer in time: %s", le.Public()), err)
 		}
-		return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model server failed: %s", le.Error()), err)
+		return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model server failed: %s", le.Public()), err)
 	}
-	return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model failed: %v", err), err)
+	return fmt.Errorf("%w: %w", yakor.Errorf(yakor.EMODEL, "the model failed"), err)
 }
 
 // Context returns the prompt the next turn of scope's thread would send, with

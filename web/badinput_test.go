@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"yakor/account"
 	"yakor/app/apptest"
+	"yakor/llm"
 	"yakor/turn"
 
 	"github.com/jackc/pgx/v5"
@@ -199,5 +201,33 @@ func TestReadOnlyDatabase(t *testing.T) {
 	}
 	if a := apptest.Call(t, s.URL, "", "GET", "/readyz", "", &ready); a.Status != http.StatusOK || ready.Status != "read-only" || ready.Writes {
 		t.Errorf("/readyz on a read-only database: %d %+v", a.Status, ready)
+	}
+}
+
+// TestModelAddressHidden: when the model server refuses the connection or
+// fails, the client is told so without its address; the log keeps it.
+func TestModelAddressHidden(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	model := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: "http://" + addr + "/v1", Model: "m-1", Timeout: 2 * time.Second, MaxRetries: 0})
+	s := mustStack(t, model, turn.Config{})
+	thread := s.mustThread(t)
+	var e struct{ Error string }
+	if code := s.do(t, "POST", "/api/v1/threads/"+thread+"/messages", `{"content":"hi"}`, &e); code != http.StatusBadGateway ||
+		strings.Contains(e.Error, addr) || !strings.Contains(e.Error, "could not reach the model server") {
+		t.Errorf("native: %d %q", code, e.Error)
+	}
+	r := s.complete(t, map[string]any{"messages": []any{user("hi")}})
+	if r.code != http.StatusBadGateway || strings.Contains(r.body, addr) || strings.Contains(r.body, strings.Split(addr, ":")[1]) {
+		t.Errorf("/v1: %d %s", r.code, r.body)
+	}
+	for _, tr := range s.turnsOf(t, thread) {
+		if tr.Error == "" || strings.Contains(tr.Error, addr) {
+			t.Errorf("the turn's recorded error: %q", tr.Error)
+		}
 	}
 }
