@@ -119,10 +119,14 @@ e.source_message_ids, e.merged, coalesce(s.provider || ':' || s.model, ''), e.vi
 // visible3 and visible5 are the condition that an experience e is one a
 // caller may see and change, the caller's user id being the query's
 // parameter $3 or $5: its own entries and the tenant's shared ones, or
-// every entry of the tenant for a caller without a user (an admin, a job).
+// every entry of the tenant for a caller without a user (an admin, a job);
+// a shared twin (shareLesson) is left out where its private original is
+// seen.
 const (
-	visible3 = `($3 = '' OR e.visibility = 'shared' OR e.user_id::text = $3)`
-	visible5 = `($5 = '' OR e.visibility = 'shared' OR e.user_id::text = $5)`
+	visible3 = `(($3 = '' OR e.user_id::text = $3) AND e.visibility = 'private' OR e.visibility = 'shared' AND NOT ` + twinOf3 + `)`
+	visible5 = `(($5 = '' OR e.user_id::text = $5) AND e.visibility = 'private' OR e.visibility = 'shared' AND NOT ` + twinOf5 + `)`
+	twinOf3  = `EXISTS (SELECT 1 FROM experiences p WHERE p.tenant_id = e.tenant_id AND p.id = e.derived_from AND ($3 = '' OR p.user_id::text = $3))`
+	twinOf5  = `EXISTS (SELECT 1 FROM experiences p WHERE p.tenant_id = e.tenant_id AND p.id = e.derived_from AND ($5 = '' OR p.user_id::text = $5))`
 )
 
 func scanExperience(r pgx.CollectableRow) (Experience, error) {
@@ -271,13 +275,13 @@ WHERE tenant_id = $1 AND id = $2`
 		return dup.id, true, nil
 	}
 	const q = `INSERT INTO experiences (tenant_id, level, topic, question, answer, reason, score, source, url,
-    user_id, thread_id, question_message_id, reply_message_id, source_message_ids, space_id, embedding, visibility)
+    user_id, thread_id, question_message_id, reply_message_id, source_message_ids, space_id, embedding, visibility, derived_from)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nullif($10, '')::uuid, nullif($11, '')::uuid, nullif($12, 0), nullif($13, 0), $14, $15, $16,
-    CASE WHEN $10 = '' THEN 'shared' ELSE 'private' END)
+    CASE WHEN $10 = '' THEN 'shared' ELSE 'private' END, nullif($17, 0))
 RETURNING id`
 	var id int64
 	err = tx.QueryRow(ctx, q, scope.TenantID, x.Level, x.Topic, x.Question, x.Answer, x.Reason, nullScore(x.Score), x.Source, x.URL,
-		x.UserID, x.ThreadID, x.QuestionMessageID, x.ReplyMessageID, coalesceIDs(replies), space, vec).Scan(&id)
+		x.UserID, x.ThreadID, x.QuestionMessageID, x.ReplyMessageID, coalesceIDs(replies), space, vec, x.DerivedFrom).Scan(&id)
 	if err != nil {
 		return 0, false, err
 	}

@@ -126,7 +126,8 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 // recall (its own and the tenant's shared ones), or those of one owner
 // ("": the tenant's), among which an entry merges.
 const (
-	ownOrShared = `(visibility = 'shared' OR user_id::text = $4)`
+	ownOrShared = `(e.user_id::text = $4 OR e.visibility = 'shared' AND NOT EXISTS (
+    SELECT 1 FROM experiences p WHERE p.tenant_id = e.tenant_id AND p.id = e.derived_from AND p.user_id::text = $4))`
 	sameOwner   = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
 )
 
@@ -138,7 +139,7 @@ const (
 // scans the tenant's rows instead (OFFSET 0 keeps the subquery, and the
 // index, out of the ordering), for a tenant with few of them.
 func recallSQL(space int32, dims, level int, exact bool, owner string) string {
-	from := "experiences"
+	from := "experiences e"
 	if exact {
 		from = fmt.Sprintf(`(SELECT * FROM experiences WHERE tenant_id = $1 AND space_id = %d AND level = %d OFFSET 0) e`, space, level)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"yakor"
+	"yakor/facts"
 	"yakor/postgres"
 )
 
@@ -157,7 +158,26 @@ VALUES ($1, $2, $3, nullif($4, 0), $5, $6, $7, $8, $9, $10, $11)`
 	}
 	r.Level = x.Level
 	r.ExperienceID, r.Merged, err = s.insert(ctx, tx, sc, x, space, vec)
-	return r, err
+	if err != nil {
+		return r, err
+	}
+	return r, s.shareLesson(ctx, tx, sc, x, r.ExperienceID, space, vec)
+}
+
+// shareLesson keeps tenant-wide learning: a lesson from a user's
+// conversation is private to them, and is shared as the tenant's too only
+// when it holds no personal data (facts.Personal: no number of more than
+// two digits, e-mail, phone, URL with a query, or name). The shared copy
+// carries the reply in its sources, so a changed grade takes it back as it
+// takes back the private one.
+func (s *Store) shareLesson(ctx context.Context, tx pgx.Tx, sc yakor.Scope, x Experience, from int64, space int32, vec pgvector.Vector) error {
+	if _, personal := facts.Personal(strings.Join([]string{x.Topic, x.Question, x.Answer, x.Reason}, "\n")); personal {
+		return nil
+	}
+	shared := x
+	shared.UserID, shared.ThreadID, shared.QuestionMessageID, shared.DerivedFrom = "", "", 0, from
+	_, _, err := s.insert(ctx, tx, sc, shared, space, vec)
+	return err
 }
 
 // band is where a score routes: 1 (L1), 3 (L3) or 0 (nowhere).
