@@ -128,7 +128,7 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 const (
 	ownOrShared = `(e.user_id::text = $4 OR e.visibility = 'shared' AND NOT EXISTS (
     SELECT 1 FROM experiences p WHERE p.tenant_id = e.tenant_id AND p.id = e.derived_from AND p.user_id::text = $4))`
-	sameOwner   = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
+	sameOwner = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
 )
 
 // recallSQL reads a tenant's entries of one level nearest to a vector that
