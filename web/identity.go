@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"strings"
+	"yakor/web/oaicompat"
 
 	"github.com/gin-gonic/gin"
 
@@ -60,7 +61,7 @@ func (s *Server) actForRequestUser(c *gin.Context, user string) error {
 	case user == "" || user == header:
 		return nil
 	case header != "":
-		return yakor.Errorf(yakor.EINVALID, "the %s header (%q) and the user field (%q) name different end users; send one", headerUser, header, user)
+		return oaicompat.Invalid("user", "the %s header (%q) and the user field (%q) name different end users; send one", headerUser, header, user)
 	}
 	return s.actForEndUser(c, user)
 }

@@ -169,7 +169,7 @@ func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread
 func conversationKey(c *gin.Context, in oaicompat.Inputs) (string, error) {
 	header := strings.TrimSpace(c.GetHeader(headerConversation))
 	if header != "" && in.Conversation != "" && header != in.Conversation {
-		return "", yakor.Errorf(yakor.EINVALID, "the %s header (%q) and the request's conversation (%q) differ; send one", headerConversation, header, in.Conversation)
+		return "", oaicompat.Invalid("metadata.conversation", "the %s header (%q) and the request's conversation (%q) differ; send one", headerConversation, header, in.Conversation)
 	}
 	return cmp.Or(header, strings.TrimSpace(in.Conversation), defaultConversation), nil
 }

@@ -177,7 +177,7 @@ func TestChatCompletions(t *testing.T) {
 			t.Fatalf("finn's trip is erin's: %q", th)
 		}
 		r := s.complete(t, map[string]any{"user": "erin", "prompt_cache_key": "a", "messages": []any{user("Hi")}}, "X-Yakor-Conversation", "b")
-		if e := r.openAIError(t, http.StatusBadRequest); !strings.Contains(e.Message, "differ") {
+		if e := r.openAIError(t, http.StatusBadRequest); !strings.Contains(e.Message, "differ") || e.Param == nil || *e.Param != "metadata.conversation" {
 			t.Fatalf("two conversation keys: %+v", e)
 		}
 	})
