@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,27 @@ func (s *stack) call(tb testing.TB, key, method, path, body string) (int, string
 	tb.Helper()
 	a := apptest.Call(tb, s.URL, key, method, path, body, nil)
 	return a.Status, string(a.Body), a.Header.Get("Retry-After")
+}
+
+// must is call with key, failing the test unless the status is want; it
+// returns the body.
+func (s *stack) must(tb testing.TB, key string, want int, method, path, body string) string {
+	tb.Helper()
+	code, out, _ := s.call(tb, key, method, path, body)
+	if code != want {
+		tb.Fatalf("%s %s: %d %s, want %d", method, path, code, out, want)
+	}
+	return out
+}
+
+// bodyID is the first "id" of a JSON body.
+func bodyID(tb testing.TB, body string) string {
+	tb.Helper()
+	m := regexp.MustCompile(`"id":"?([0-9a-f-]+)"?`).FindStringSubmatch(body)
+	if m == nil {
+		tb.Fatalf("no id in %s", body)
+	}
+	return m[1]
 }
 
 func mustKey(tb testing.TB, s *stack, nk account.NewKey) (account.Key, string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,8 @@ func TestCrossUserEveryRoute(t *testing.T) {
 	_, b := mustKey(t, s, account.NewKey{Tenant: "acme", User: "bob", RatePerMinute: 6000})
 	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s
 
-	id := func(body string) string {
-		t.Helper()
-		m := regexp.MustCompile(`"id":"?([0-9a-f-]+)"?`).FindStringSubmatch(body)
-		if m == nil {
-			t.Fatalf("no id in %s", body)
-		}
-		return m[1]
-	}
-	must := func(want int, method, path, body string) string {
-		t.Helper()
-		code, out, _ := s.call(t, a, method, path, body)
-		if code != want {
-			t.Fatalf("alice %s %s: %d %s", method, path, code, out)
-		}
-		return out
-	}
+	id := func(body string) string { return bodyID(t, body) }
+	must := func(want int, method, path, body string) string { return s.must(t, a, want, method, path, body) }
 	// Alice's things, each holding the secret "4417".
 	thread := id(must(201, "POST", "/api/v1/threads", `{"title":"alice card 4417"}`))
 	must(200, "POST", "/api/v1/threads/"+thread+"/messages", `{"content":"My card ends in 4417, my PIN is 9931."}`)

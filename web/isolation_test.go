@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,8 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s
 
 	// Tenant A's things, each holding the secret "9000".
-	id := func(body string) string {
-		t.Helper()
-		m := regexp.MustCompile(`"id":"?([0-9a-f-]+)"?`).FindStringSubmatch(body)
-		if m == nil {
-			t.Fatalf("no id in %s", body)
-		}
-		return m[1]
-	}
-	must := func(want int, method, path, body string) string {
-		t.Helper()
-		code, out, _ := s.call(t, a, method, path, body)
-		if code != want {
-			t.Fatalf("tenant A %s %s: %d %s", method, path, code, out)
-		}
-		return out
-	}
+	id := func(body string) string { return bodyID(t, body) }
+	must := func(want int, method, path, body string) string { return s.must(t, a, want, method, path, body) }
 	thread := id(must(201, "POST", "/api/v1/threads", `{"title":"acme plans 9000"}`))
 	must(200, "POST", "/api/v1/threads/"+thread+"/messages", `{"content":"Price list: oak board 9000 EUR, pine panel 1250 EUR."}`)
 	var reply struct {
