@@ -59,8 +59,9 @@ func (r *Resetter) RefreshThread(ctx context.Context, scope yakor.Scope) (map[st
 
 // PurgeUser deletes everything scope's user's memory holds, for good: all
 // their facts (of every scope, closed ones too), the experiences that came
-// from their conversations, and the anchors of their threads. Messages and
-// threads stay. It says how many of each it deleted.
+// from their conversations, their research topics, and the anchors of
+// their threads. Messages and threads stay (DELETE /users/{id} removes
+// those). It says how many of each it deleted.
 func (r *Resetter) PurgeUser(ctx context.Context, scope yakor.Scope) (map[string]int, error) {
 	out := map[string]int{}
 	var err error
@@ -72,6 +73,11 @@ func (r *Resetter) PurgeUser(ctx context.Context, scope yakor.Scope) (map[string
 		return nil, postgres.Wrap("purge user memory", err)
 	}
 	out["experiences"] = int(tag.RowsAffected())
+	tag, err = r.store.db.Exec(ctx, `DELETE FROM research_topics WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
+	if err != nil {
+		return nil, postgres.Wrap("purge user memory", err)
+	}
+	out["research_topics"] = int(tag.RowsAffected())
 	if out["anchors"], err = r.anchors.DeleteUser(ctx, scope); err != nil {
 		return nil, err
 	}
