@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"yakor/postgres/pgtest"
 )
@@ -83,6 +84,13 @@ func TestKeysBesideServe(t *testing.T) {
 		return strings.TrimSpace(stdout.String())
 	}
 	key := keys("create", "--tenant", "acme", "--rate", "100000")
+	// The server notices a key made elsewhere within 2 s: until then a
+	// request without one is still the local user's.
+	for deadline := time.Now().Add(10 * time.Second); s.callKey(t, "", "GET", "/api/v1/threads", "", nil) != http.StatusUnauthorized; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never noticed the key")
+		}
+	}
 	var th struct{ ID string }
 	if code := s.callKey(t, key, "POST", "/api/v1/threads", `{"title":"beside"}`, &th); code != http.StatusCreated {
 		t.Fatalf("create thread: %d", code)

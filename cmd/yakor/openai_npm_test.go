@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,22 +46,30 @@ func TestOpenAINpmClient(t *testing.T) {
 	}
 	var got struct {
 		Ann, Bob           string
+		AnnUser, BobUser   string // the end users the user field named
 		AnnReply, BobReply string
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("client output %q: %v", stdout.String(), err)
 	}
 	t.Logf("second replies: %q / %q", got.AnnReply, got.BobReply)
-	for thread, sent := range map[string][]string{
-		got.Ann: {"The oak table costs 48200 rubles.", "What does the oak table cost?"},
-		got.Bob: {"The delivery code is ZX-7741.", "What is the delivery code?"},
+	for _, c := range []struct {
+		user, thread string
+		sent         []string
+	}{
+		{got.AnnUser, got.Ann, []string{"The oak table costs 48200 rubles.", "What does the oak table cost?"}},
+		{got.BobUser, got.Bob, []string{"The delivery code is ZX-7741.", "What is the delivery code?"}},
 	} {
-		checkConversation(t, s.messages(t, thread), sent)
+		var l listed
+		if code := s.callKeyAs(t, c.user, "GET", "/api/v1/threads/"+c.thread+"/messages", "", &l); code != http.StatusOK {
+			t.Fatalf("%s's messages: %d", c.user, code)
+		}
+		checkConversation(t, l, c.sent)
 	}
 	var th struct {
 		SystemPrompt string `json:"system_prompt"`
 	}
-	s.call(t, "GET", "/api/v1/threads/"+got.Ann, "", &th)
+	s.callKeyAs(t, got.AnnUser, "GET", "/api/v1/threads/"+got.Ann, "", &th)
 	if !strings.Contains(th.SystemPrompt, "furniture shop") {
 		t.Fatalf("system prompt %q", th.SystemPrompt)
 	}

@@ -93,4 +93,4 @@ await assert.rejects(
   (e) => e instanceof OpenAI.BadRequestError && e.code === 'unsupported_parameter' && e.param === 'tools',
 );
 
-console.log(JSON.stringify({ ann: annThread, bob: s1.thread, annReply, bobReply: s2.text }));
+console.log(JSON.stringify({ ann: annThread, annUser: ann, bob: s1.thread, bobUser: bob, annReply, bobReply: s2.text }));
