@@ -67,7 +67,10 @@ func Text(s string) string {
 // a one-line entry: Text's escapes, every ']' as '⁆', and each run of white
 // space (line breaks too) as one space.
 func Inline(s string) string {
-	s = strings.Join(strings.Fields(Text(s)), " ")
+	// White space first: collapsing it after escaping could cut a text
+	// short partway into a delimiter ("<m " to "<m"), which escaping
+	// again would then change.
+	s = Text(strings.Join(strings.Fields(s), " "))
 	return strings.ReplaceAll(s, "]", string(MarkerClose))
 }
 
