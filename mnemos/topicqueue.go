@@ -81,10 +81,12 @@ func (q *TopicQueue) Pending(ctx context.Context) (int, error) {
 	return n, postgres.Wrap("count pending research topics", err)
 }
 
-// Counts counts scope's tenant's topics by status; a status without topics
+// Counts counts the topics scope's user may see (its own and the tenant's;
+// all of the tenant's when scope names no user) by status; a status without topics
 // is left out.
 func (q *TopicQueue) Counts(ctx context.Context, scope yakor.Scope) (map[string]int, error) {
-	rows, err := q.db.Query(ctx, `SELECT status, count(*) FROM research_topics WHERE tenant_id = $1 GROUP BY status`, scope.TenantID)
+	rows, err := q.db.Query(ctx, `SELECT status, count(*) FROM research_topics
+WHERE tenant_id = $1 AND ($2 = '' OR visibility = 'shared' OR user_id::text = $2) GROUP BY status`, scope.TenantID, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("count research topics", err)
 	}

@@ -48,7 +48,7 @@ func (s *Server) handleArticleIndex(c *gin.Context) {
 // is going on, how the last one went, the next scheduled run, and the
 // caller's topics by status.
 func (s *Server) handleResearchStatus(c *gin.Context) {
-	st, err := s.research.Status(c.Request.Context(), scopeOf(c))
+	st, err := s.research.Status(c.Request.Context(), memoryScope(c))
 	if err != nil {
 		s.fail(c, err)
 		return
