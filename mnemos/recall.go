@@ -102,6 +102,7 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 		if err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
+		cs = dropTwins(cs)
 		for i := range cs {
 			cs[i].score = cs[i].similarity
 			if topic != "" && cs[i].Topic != "" {
@@ -123,12 +124,12 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 }
 
 // Owner conditions of recallSQL on $4, a user id: the entries a user may
-// recall (its own and the tenant's shared ones), or those of one owner
-// ("": the tenant's), among which an entry merges.
+// recall (its own and the tenant's shared ones; Recall leaves out the
+// shared twins of its own, dropTwins), or those of one owner ("": the
+// tenant's), among which an entry merges.
 const (
-	ownOrShared = `(e.user_id::text = $4 OR e.visibility = 'shared' AND NOT EXISTS (
-    SELECT 1 FROM experiences p WHERE p.tenant_id = e.tenant_id AND p.id = e.derived_from AND p.user_id::text = $4))`
-	sameOwner = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
+	ownOrShared = `(e.user_id::text = $4 OR e.visibility = 'shared')`
+	sameOwner   = `user_id IS NOT DISTINCT FROM nullif($4, '')::uuid`
 )
 
 // recallSQL reads a tenant's entries of one level nearest to a vector that
@@ -143,7 +144,7 @@ func recallSQL(space int32, dims, level int, exact bool, owner string) string {
 	if exact {
 		from = fmt.Sprintf(`(SELECT * FROM experiences WHERE tenant_id = $1 AND space_id = %d AND level = %d OFFSET 0) e`, space, level)
 	}
-	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url,
+	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url, visibility, coalesce(derived_from, 0),
     1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
 FROM %[4]s
 WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d AND %[5]s
@@ -153,7 +154,7 @@ LIMIT $3`, space, dims, level, from, owner)
 
 func scanCandidate(r pgx.CollectableRow) (candidate, error) {
 	var c candidate
-	err := r.Scan(&c.ID, &c.Level, &c.Topic, &c.Question, &c.Answer, &c.Reason, &c.URL, &c.similarity)
+	err := r.Scan(&c.ID, &c.Level, &c.Topic, &c.Question, &c.Answer, &c.Reason, &c.URL, &c.Visibility, &c.DerivedFrom, &c.similarity)
 	return c, err
 }
 
@@ -260,3 +261,17 @@ func renderEntry(c candidate, w recallWords) string {
 // oneLine puts an entry's field on one line, fenced (fence.Inline), so it
 // can neither break the block's layout nor close its fence.
 func oneLine(s string) string { return fence.Inline(s) }
+
+// dropTwins leaves out of a user's candidates the shared twin of an entry
+// of their own (shareLesson): the two have one text and one embedding, so
+// they come side by side, and the user's own is the one kept. (Every
+// private candidate is the user's: ownOrShared.)
+func dropTwins(cs []candidate) []candidate {
+	own := map[int64]bool{}
+	for _, c := range cs {
+		if c.Visibility == "private" {
+			own[c.ID] = true
+		}
+	}
+	return slices.DeleteFunc(cs, func(c candidate) bool { return c.Visibility == "shared" && own[c.DerivedFrom] })
+}
