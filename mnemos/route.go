@@ -9,7 +9,6 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"yakor"
-	"yakor/facts"
 	"yakor/postgres"
 )
 
@@ -171,7 +170,7 @@ VALUES ($1, $2, $3, nullif($4, 0), $5, $6, $7, $8, $9, $10, $11)`
 // carries the reply in its sources, so a changed grade takes it back as it
 // takes back the private one.
 func (s *Store) shareLesson(ctx context.Context, tx pgx.Tx, sc yakor.Scope, x Experience, from int64, space int32, vec pgvector.Vector) error {
-	if _, personal := facts.Personal(strings.Join([]string{x.Topic, x.Question, x.Answer, x.Reason}, "\n")); personal {
+	if _, personal := x.personal(); personal {
 		return nil
 	}
 	shared := x

@@ -53,19 +53,15 @@ func (s *Server) authenticate() gin.HandlerFunc {
 		a := s.auth
 		secret, hasKey := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
 		secret = strings.TrimSpace(secret)
-		if a.keys == nil {
-			s.actLocally(c)
-			return
-		}
 		// Without keys any request is the local user's, also one with a
 		// bearer: OpenAI clients always send one.
-		local, err := a.localAllowed(c.Request.Context())
+		local, err := s.keyless(c)
 		if err != nil {
 			s.abort(c, err)
 			return
 		}
 		if local {
-			s.actLocally(c)
+			s.proceedAs(c, s.local)
 			return
 		}
 		if !hasKey || secret == "" {
@@ -83,20 +79,16 @@ func (s *Server) authenticate() gin.HandlerFunc {
 			return
 		}
 		a.markUsed(s.log, caller.KeyID)
-		actAs(c, caller.Scope)
 		c.Set(callerKey, caller)
-		if err := s.actForEndUser(c, c.GetHeader(headerUser)); err != nil {
-			s.abort(c, err)
-			return
-		}
-		c.Next()
+		s.proceedAs(c, caller.Scope)
 	}
 }
 
-// actLocally has a keyless request act as the local user, or as the end
-// user its X-Yakor-User names: the local mode acts as a backend key.
-func (s *Server) actLocally(c *gin.Context) {
-	actAs(c, s.local)
+// proceedAs has the request act as scope, or as the end user its
+// X-Yakor-User names (for a caller who may name one: actForEndUser; a
+// keyless request acts as a backend key), and goes on to the handler.
+func (s *Server) proceedAs(c *gin.Context, scope yakor.Scope) {
+	actAs(c, scope)
 	if err := s.actForEndUser(c, c.GetHeader(headerUser)); err != nil {
 		s.abort(c, err)
 		return

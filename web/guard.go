@@ -54,7 +54,9 @@ func (s *Server) guard() gin.HandlerFunc {
 	}
 }
 
-// keyless reports whether the server answers without keys now.
+// keyless reports whether the server answers without keys now: it was
+// given none to check (tests), or none was ever made and it listens on
+// loopback only (localAllowed).
 func (s *Server) keyless(c *gin.Context) (bool, error) {
 	if s.auth.keys == nil {
 		return true, nil

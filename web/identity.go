@@ -3,11 +3,11 @@ package web
 import (
 	"context"
 	"strings"
-	"yakor/web/oaicompat"
 
 	"github.com/gin-gonic/gin"
 
 	"yakor"
+	"yakor/web/oaicompat"
 )
 
 // Identity headers: the end user a request is for, and, on /v1, the

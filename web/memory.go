@@ -19,7 +19,7 @@ type Memory interface {
 	Experience(ctx context.Context, scope yakor.Scope, id int64) (mnemos.Experience, error)
 	AddExperience(ctx context.Context, scope yakor.Scope, x mnemos.Experience) (mnemos.Experience, bool, error)
 	DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error
-	ShareExperience(ctx context.Context, scope yakor.Scope, id int64) (mnemos.Experience, error)
+	ShareExperience(ctx context.Context, scope yakor.Scope, id int64, force bool) (mnemos.Experience, error)
 	Topics(ctx context.Context, scope yakor.Scope, status string) ([]mnemos.Topic, error)
 	AddTopic(ctx context.Context, scope yakor.Scope, topic string) (mnemos.Topic, bool, error)
 	Fails(ctx context.Context, scope yakor.Scope, limit int) ([]mnemos.Fail, error)

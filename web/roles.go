@@ -1,10 +1,9 @@
 package web
 
 import (
-	"yakor"
-
 	"github.com/gin-gonic/gin"
 
+	"yakor"
 	"yakor/account"
 )
 
