@@ -95,6 +95,29 @@ type Message struct {
 	CreatedAt time.Time
 	// SummaryThrough is, for a summary row, the last message it covers.
 	SummaryThrough int64
+	// Meta is what the message carries for the model besides its text
+	// (tool calls, the call a tool result answers); nil for most.
+	Meta *Meta
+}
+
+// Meta is what a message carries besides its text. Content holds it
+// written out for readers (search, anchors, summaries); the model gets it
+// as OpenAI's fields.
+type Meta struct {
+	// ToolCalls are an assistant message's calls of the caller's tools,
+	// and Text its own text beside them.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Text      string     `json:"text,omitempty"`
+	// ToolCallID is the call a tool result answers, Name the tool's.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+// ToolCall is one call of a tool by the model.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // NewMessage is a message to append.
@@ -105,6 +128,7 @@ type NewMessage struct {
 	ClientID string // optional; unique per thread: a second append with it returns the first
 	TurnID   string // optional: the turn that wrote it
 	Author   string // optional: the speaker's name; names are not search evidence
+	Meta     *Meta  // optional: tool calls, or the call a tool result answers
 	// CreatedAt, for Import only, keeps an imported message's original time
 	// (zero: now).
 	CreatedAt time.Time

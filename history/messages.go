@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -12,11 +13,11 @@ import (
 	"yakor/postgres"
 )
 
-const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at, coalesce(summary_through, 0)`
+const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at, coalesce(summary_through, 0), meta`
 
 func scanMessage(r pgx.CollectableRow) (Message, error) {
 	var m Message
-	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt, &m.SummaryThrough)
+	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt, &m.SummaryThrough, &m.Meta)
 	return m, err
 }
 
@@ -91,8 +92,8 @@ func (s *Store) insert(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	}
 	const ins = `
 WITH ins AS (
-    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id, author)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id, author, meta)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
     ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
     RETURNING ` + messageColumns + `
 ), touch AS (
@@ -101,7 +102,7 @@ WITH ins AS (
     WHERE tenant_id = $1 AND id = $3 AND EXISTS (SELECT 1 FROM ins)
 )
 SELECT * FROM ins`
-	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID, nm.Author)
+	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID, nm.Author, nm.Meta)
 	if err != nil {
 		return Message{}, false, postgres.Wrap("append message", err)
 	}
@@ -299,14 +300,18 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 		}
 	}
 	now := time.Now()
-	cols := make([][]string, 5) // role, kind, content, client id, author
+	cols := make([][]string, 6) // role, kind, content, client id, author, meta
 	created := make([]time.Time, len(msgs))
 	for i, m := range msgs {
 		kind := m.Kind
 		if kind == "" {
 			kind = KindMessage
 		}
-		for c, v := range []string{m.Role, kind, m.Content, m.ClientID, m.Author} {
+		meta, err := metaText(m.Meta)
+		if err != nil {
+			return 0, fmt.Errorf("import message %d: %w", i, err)
+		}
+		for c, v := range []string{m.Role, kind, m.Content, m.ClientID, m.Author, meta} {
 			cols[c] = append(cols[c], v)
 		}
 		created[i] = m.CreatedAt
@@ -316,12 +321,12 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 	}
 	// One statement, rows in order (ids follow it), and no COPY, which
 	// PostgreSQL refuses under row-level security.
-	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, author, created_at)
-SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at
-FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])
-    WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, n)
+	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, author, created_at, meta)
+SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at, nullif(m.meta, '')::jsonb
+FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
+    WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, meta, n)
 ORDER BY m.n`
-	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created)
+	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created, cols[5])
 	if err != nil {
 		return 0, postgres.Wrap("import messages", err)
 	}
@@ -341,6 +346,18 @@ WHERE tenant_id = $1 AND id = $2`
 		return n, postgres.Wrap("import messages", err)
 	}
 	return n, nil
+}
+
+// metaText is m as JSON text, "" for none.
+func metaText(m *Meta) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encode message meta: %w", err)
+	}
+	return string(b), nil
 }
 
 // FindMessages returns the messages of scope's thread with the given ids,
@@ -374,6 +391,30 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = 
 	}
 	m, err = pgx.CollectExactlyOneRow(rows, scanMessage)
 	if found, err := postgres.Found("find neighbour message", err); !found {
+		return Message{}, false, err
+	}
+	return m, true, nil
+}
+
+// toolCallsReach is how many of a thread's newest messages LastToolCalls
+// looks through: the results of a reply's calls come right after it.
+const toolCallsReach = 64
+
+// LastToolCalls returns the newest of the thread's last messages that
+// called the caller's tools (Meta.ToolCalls), if any: the reply whose calls
+// a request's tool results answer.
+func (s *Store) LastToolCalls(ctx context.Context, scope yakor.Scope) (Message, bool, error) {
+	const q = `SELECT * FROM (
+    SELECT ` + messageColumns + ` FROM messages
+    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind <> 'summary'
+    ORDER BY id DESC LIMIT $4
+) last WHERE role = 'assistant' AND meta ? 'tool_calls' ORDER BY id DESC LIMIT 1`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), toolCallsReach)
+	if err != nil {
+		return Message{}, false, postgres.Wrap("find tool calls", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
+	if found, err := postgres.Found("find tool calls", err); !found {
 		return Message{}, false, err
 	}
 	return m, true, nil

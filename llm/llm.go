@@ -31,6 +31,17 @@ type Message struct {
 	ToolCalls []ToolCall
 	// ToolCallID names the call a "tool" message answers.
 	ToolCallID string
+	// Name is the speaker's name, for servers that take one.
+	Name string
+	// Images are pictures sent with the message's text (a user's message).
+	Images []Image
+}
+
+// Image is a picture a message carries: a URL or a data: URL, and the
+// detail the model should see it in ("", "low", "high", "auto").
+type Image struct {
+	URL    string
+	Detail string
 }
 
 // Tool is a function the model may call, for servers that support tools.
@@ -39,6 +50,8 @@ type Tool struct {
 	Description string
 	// Parameters is the arguments' JSON Schema.
 	Parameters json.RawMessage
+	// Strict asks the server to hold the arguments to the schema.
+	Strict bool
 }
 
 // ToolCall is one call of a tool by the model.
@@ -71,6 +84,17 @@ type Request struct {
 	// Tools are offered to the model; the offline provider ignores them, as
 	// it ignores every sampling setting above.
 	Tools []Tool
+	// ToolChoice and ParallelToolCalls are OpenAI's, passed as they are
+	// (nil: the server's default).
+	ToolChoice        json.RawMessage
+	ParallelToolCalls *bool
+	// ResponseFormat is OpenAI's response_format ({"type": "json_object"},
+	// {"type": "json_schema", "json_schema": {…}}), nil for text.
+	ResponseFormat json.RawMessage
+	// LogProbs asks for the reply's log probabilities, TopLogProbs for that
+	// many alternatives per token.
+	LogProbs    bool
+	TopLogProbs int
 }
 
 // Result describes a finished chat call.
@@ -92,6 +116,9 @@ type Result struct {
 	Attempts int
 	// ToolCalls are the tools the model called, in order.
 	ToolCalls []ToolCall
+	// LogProbs are the reply's log probabilities as the server sent them
+	// (OpenAI's choice logprobs object), when asked for and not streamed.
+	LogProbs json.RawMessage
 }
 
 // Error is returned for every failure of a model call. Use errors.As to read

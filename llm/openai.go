@@ -148,6 +148,7 @@ func (c *OpenAI) Complete(ctx context.Context, req Request) (Result, error) {
 		res.Text = resp.Choices[0].Message.Content
 		res.FinishReason = string(resp.Choices[0].FinishReason)
 		res.ToolCalls = fromToolCalls(resp.Choices[0].Message.ToolCalls)
+		res.LogProbs = logProbs(resp.Choices[0].LogProbs)
 		if resp.Model != "" {
 			res.Model = resp.Model
 		}
@@ -238,21 +239,11 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 // (o1, o3, o4, gpt-5 and later) take max_completion_tokens and only their
 // default temperature, top_p and penalties, so theirs are left out.
 func (c *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
-	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		for _, tc := range m.ToolCalls {
-			msgs[i].ToolCalls = append(msgs[i].ToolCalls, openai.ToolCall{
-				ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
-			})
-		}
-	}
-	creq := openai.ChatCompletionRequest{Model: c.model, Messages: msgs, Stop: req.Stop, Seed: req.Seed}
-	for _, t := range req.Tools {
-		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: t.Parameters,
-		}})
+	creq := openai.ChatCompletionRequest{Model: c.model, Messages: chatMessages(req.Messages), Stop: req.Stop, Seed: req.Seed,
+		Tools: chatTools(req.Tools), ParallelToolCalls: boolOrNil(req.ParallelToolCalls), ResponseFormat: responseFormat(req.ResponseFormat),
+		LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs}
+	if len(req.ToolChoice) > 0 {
+		creq.ToolChoice = req.ToolChoice
 	}
 	if reasoningModel(c.model) {
 		creq.MaxCompletionTokens = req.MaxTokens

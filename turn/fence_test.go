@@ -12,6 +12,7 @@ import (
 	"yakor/facts"
 	"yakor/fence/fencetest"
 	"yakor/history"
+	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/search"
 )
@@ -41,7 +42,7 @@ func fencedPrompt(stored, lang string) []string {
 			{ID: 10, Role: history.RoleSystem, Content: summary},
 			{ID: 11, Role: history.RoleUser, Content: "hello"},
 		},
-		windowBudget: budget, memory: memory, memoryBudget: budget, message: "What did we say?",
+		windowBudget: budget, memory: memory, memoryBudget: budget, tail: []llm.Message{{Role: "user", Content: "What did we say?"}},
 	})
 	out := make([]string, 0, len(p.Messages)+1)
 	for _, m := range p.Messages {

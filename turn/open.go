@@ -9,6 +9,7 @@ import (
 
 	"yakor"
 	"yakor/history"
+	"yakor/llm"
 	"yakor/postgres"
 )
 
@@ -26,7 +27,7 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		var created bool
 		var err error
-		userMsg, created, err = e.history.WithTx(tx).AppendTo(ctx, scope, t.thread, history.NewMessage{Role: history.RoleUser, Content: t.in.Content, ClientID: t.in.ClientID})
+		userMsg, created, err = t.store(ctx, tx)
 		if err != nil {
 			return fmt.Errorf("send: %w", err)
 		}
@@ -58,6 +59,30 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 	return replayed, nil
 }
 
+// store stores the turn's input in tx: the user's message, or each tool
+// result (once per call). It returns the message the turn answers (the
+// last), and whether it was stored now.
+func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, error) {
+	h, in := t.e.history.WithTx(tx), t.in
+	if len(in.ToolResults) == 0 {
+		return h.AppendTo(ctx, t.scope, t.thread, history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID, Author: in.Author})
+	}
+	t.results = t.results[:0]
+	var (
+		last    history.Message
+		created bool
+	)
+	for _, r := range in.ToolResults {
+		m, c, err := h.AppendTo(ctx, t.scope, t.thread, ToolResultMessage(r, toolClientID(t.calling.ID, r.CallID)))
+		if err != nil {
+			return history.Message{}, false, err
+		}
+		t.results = append(t.results, m)
+		last, created = m, created || c
+	}
+	return last, created, nil
+}
+
 // trace is the record of the running turn turnID, answering userMsg.
 func (e *Engine) trace(scope yakor.Scope, turnID string, userMsg int64) Trace {
 	return Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
@@ -77,7 +102,7 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 		if err != nil {
 			return Outcome{}, nil, fmt.Errorf("replay: %w", err)
 		}
-		return Outcome{UserMessage: userMsg, Reply: reply, TurnID: prev.ID, Replayed: true}, nil, nil
+		return replayOf(userMsg, reply, prev.ID), nil, nil
 	}
 	if k, ok := e.unrecorded.get(prev.ID); ok {
 		// This engine ran the turn and knows it failed: its failure is
@@ -97,14 +122,14 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 // storeReply writes the reply and the turn's end together (with the
 // post-turn jobs), whatever becomes of the client's request now that the
 // answer exists.
-func (t *turnRun) storeReply(ctx context.Context, text string) (history.Message, error) {
+func (t *turnRun) storeReply(ctx context.Context, text string, calls []llm.ToolCall) (history.Message, error) {
 	e, scope := t.e, t.scope
 	storeStart := time.Now()
 	wctx := context.WithoutCancel(ctx)
 	var reply history.Message
 	err := pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
 		var err error
-		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, history.NewMessage{Role: history.RoleAssistant, Content: text, TurnID: t.tr.ID})
+		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, ReplyMessage(t.in.Prefill+text, calls, t.tr.ID))
 		if err != nil {
 			return err
 		}

@@ -59,10 +59,11 @@ var searchTool = llm.Tool{
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"a few distinctive words the earlier message would contain"}},"required":["query"]}`),
 }
 
-// toolQuery returns the query of a search_history call, if calls hold one.
-func toolQuery(calls []llm.ToolCall) (string, llm.ToolCall, bool) {
+// toolQuery returns the query of a call of Yakor's search (named name),
+// if calls hold one.
+func toolQuery(calls []llm.ToolCall, name string) (string, llm.ToolCall, bool) {
 	for _, c := range calls {
-		if c.Name != searchTool.Name {
+		if c.Name != name {
 			continue
 		}
 		var args struct {
@@ -80,30 +81,47 @@ func toolQuery(calls []llm.ToolCall) (string, llm.ToolCall, bool) {
 	return "", llm.ToolCall{}, false
 }
 
-// reply runs the model's passes (answer) for the reply's text. The
-// "found" layer joins the trace whatever becomes of them; a model failure
-// becomes a coded error (modelError), and an empty reply is EMODEL.
-func (t *turnRun) reply(ctx context.Context) (string, error) {
-	text, err := t.answer(ctx)
+// callerCalls are the calls of the caller's tools among calls: every call
+// but Yakor's search (named ours), which the caller never sees.
+func callerCalls(calls []llm.ToolCall, ours string) []llm.ToolCall {
+	var out []llm.ToolCall
+	for _, c := range calls {
+		if c.Name != ours {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// reply runs the model's passes (answer) for the reply's text and its
+// calls of the caller's tools. The "found" layer joins the trace whatever
+// becomes of them; a model failure becomes a coded error (modelError), and
+// an empty reply without calls is EMODEL.
+func (t *turnRun) reply(ctx context.Context) (string, []llm.ToolCall, error) {
+	text, calls, err := t.answer(ctx)
 	if t.found.Items > 0 || len(t.tr.Searches) > 0 {
 		t.tr.Layers = append(t.tr.Layers, t.found)
 		t.tr.PromptChars += t.found.Chars
 	}
 	if err != nil {
-		return "", modelError(err)
+		return "", nil, modelError(err)
 	}
-	if strings.TrimSpace(text) == "" {
-		return "", yakor.Errorf(yakor.EMODEL, "the model (%s) returned an empty reply", t.e.model.Model())
+	if strings.TrimSpace(t.in.Prefill+text) == "" && len(calls) == 0 {
+		return "", nil, yakor.Errorf(yakor.EMODEL, "the model (%s) returned an empty reply", t.e.model.Model())
 	}
-	return text, nil
+	if len(calls) > 0 {
+		t.use.FinishReason = "tool_calls"
+	}
+	return text, calls, nil
 }
 
 // answer runs the model's passes: a pass that asks to search (a marker
-// line) is cut there, the search runs, and its hits go into the next pass,
-// up to SearchRounds searches; then the model must answer. Text before a
-// marker still reaches the user. It returns the reply's text and fills in
-// the "found" layer.
-func (t *turnRun) answer(ctx context.Context) (string, error) {
+// line, or a call of Yakor's search) is cut there, the search runs, and its
+// hits go into the next pass, up to SearchRounds searches; then the model
+// must answer. Text before a marker still reaches the user. It returns the
+// reply's text and the caller's tools it called, and fills in the "found"
+// layer.
+func (t *turnRun) answer(ctx context.Context) (string, []llm.ToolCall, error) {
 	cfg := t.e.cfg
 	t.found = Layer{Name: LayerFound, Budget: cfg.SearchBudget * cfg.SearchRounds, MessageIDs: []int64{}}
 	msgs := t.prompt.Messages
@@ -112,11 +130,11 @@ func (t *turnRun) answer(ctx context.Context) (string, error) {
 		text, a, err := t.pass(ctx, msgs, round)
 		reply.WriteString(text)
 		if err != nil || a.query == "" {
-			return reply.String(), err
+			return reply.String(), a.calls, err
 		}
 		block, err := t.search(ctx, round, a.query)
 		if err != nil {
-			return reply.String(), err
+			return reply.String(), nil, err
 		}
 		msgs = append(msgs, a.next(text, block)...)
 	}
@@ -127,7 +145,7 @@ func (t *turnRun) answer(ctx context.Context) (string, error) {
 // as the block for the next pass.
 func (t *turnRun) search(ctx context.Context, round int, query string) (string, error) {
 	e := t.e
-	sres, err := e.searcher.Search(ctx, t.scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: SearchBefore(t.window, t.userMsg.ID)})
+	sres, err := e.searcher.Search(ctx, t.scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: SearchBefore(t.window, t.first)})
 	if err != nil {
 		return "", fmt.Errorf("search %q: %w", query, err)
 	}
@@ -151,11 +169,13 @@ func (t *turnRun) search(ctx context.Context, round int, query string) (string, 
 	return block, nil
 }
 
-// ask is a search the model asked for in a pass: its query ("" when it
-// asked for none), and its search_history call when it asked by function.
+// ask is what the model asked for in a pass: a search (its query, "" when
+// it asked for none, and its call when it asked by function), or calls of
+// the caller's tools, which end the turn.
 type ask struct {
 	query string
 	call  llm.ToolCall
+	calls []llm.ToolCall
 }
 
 // next is what the next pass's prompt adds after the search: the pass's
@@ -173,15 +193,17 @@ func (a ask) next(text, block string) []llm.Message {
 	}
 }
 
-// pass streams one model call of msgs with the turn's sampling through the
-// marker parser and the memory scrubber (passStream). It returns the text
-// it released and the search the model asked for, by marker or by a
-// search_history call, when searching is allowed in round.
+// pass streams one model call of msgs with the turn's sampling and tools
+// through the marker parser and the memory scrubber (passStream). It
+// returns the text it released and what the model asked for: a search, by
+// marker or by a call of Yakor's search, when searching is allowed in
+// round, or calls of the caller's tools.
 func (t *turnRun) pass(ctx context.Context, msgs []llm.Message, round int) (string, ask, error) {
 	e := t.e
 	req := t.in.Sampling.request(msgs)
 	allow := round < e.cfg.SearchRounds
-	s := &passStream{parser: search.NewParser(), scrub: mnemos.NewScrubber(t.memory), allow: allow, fn: t.fn}
+	raw := t.in.Sampling.JSON() // a JSON reply is passed as it is
+	s := &passStream{parser: search.NewParser(), scrub: mnemos.NewScrubber(t.memory), allow: allow && !raw, raw: raw, fn: t.fn}
 	defer func() {
 		if s.scrub.Scrubbed() {
 			e.log.InfoContext(ctx, "the model echoed its memory block; the echo was taken out of the reply", "turn", t.tr.ID)
@@ -189,30 +211,45 @@ func (t *turnRun) pass(ctx context.Context, msgs []llm.Message, round int) (stri
 	}()
 	start := time.Now()
 	first := true
-	if allow && e.cfg.SearchTool {
-		req.Tools = []llm.Tool{searchTool}
-	}
+	ours := t.offerTools(&req, allow)
 	res, err := e.model.Stream(ctx, req, func(delta string) error {
 		if first && round == 0 {
 			t.tr.Timings["first_delta"] = ms(time.Since(start))
 		}
 		first = false
-		return s.emit(s.parser.Feed(delta))
+		return s.feed(delta)
 	})
 	t.tr.Timings["model"] += ms(time.Since(start))
 	t.use.add(res, req.Messages)
+	t.logProbs = res.LogProbs
 	if res.Model != "" {
 		t.tr.Model = res.Model
 	}
 	if err := s.end(err); err != nil {
 		return s.out.String(), ask{}, err
 	}
-	if s.query == "" && allow {
-		if q, c, ok := toolQuery(res.ToolCalls); ok {
+	if s.query == "" && allow && ours != "" {
+		if q, c, ok := toolQuery(res.ToolCalls, ours); ok {
 			return s.out.String(), ask{query: q, call: c}, nil
 		}
 	}
-	return s.out.String(), ask{query: s.query}, nil
+	return s.out.String(), ask{query: s.query, calls: callerCalls(res.ToolCalls, ours)}, nil
+}
+
+// offerTools puts the caller's tools and, when searching is allowed, Yakor's
+// search into req; it returns the name Yakor's search goes by ("" when not
+// offered).
+func (t *turnRun) offerTools(req *llm.Request, allow bool) string {
+	caller := t.in.Tools
+	req.Tools = append(req.Tools, caller.Tools...)
+	req.ToolChoice, req.ParallelToolCalls = caller.Choice, caller.Parallel
+	if !allow || (len(caller.Tools) == 0 && !t.e.cfg.SearchTool) {
+		return ""
+	}
+	tool := searchTool
+	tool.Name = searchToolName(caller.Tools)
+	req.Tools = append(req.Tools, tool)
+	return tool.Name
 }
 
 // passStream is one pass's output on its way to the caller: the marker
@@ -223,6 +260,7 @@ type passStream struct {
 	parser *search.Parser
 	scrub  *mnemos.Scrubber
 	allow  bool // a marker asks to search
+	raw    bool // the text is passed as it is: no markers, no scrubbing (a JSON reply)
 	fn     func(Event) error
 	query  string          // the query of the marker that stopped the pass
 	out    strings.Builder // the text released
@@ -235,6 +273,14 @@ func (s *passStream) release(text string) error {
 	}
 	s.out.WriteString(text)
 	return s.fn(Event{Text: text})
+}
+
+// feed takes one delta of the model's stream.
+func (s *passStream) feed(delta string) error {
+	if s.raw {
+		return s.release(delta)
+	}
+	return s.emit(s.parser.Feed(delta))
 }
 
 // emit releases the parser's pieces up to the first allowed marker.
@@ -263,7 +309,7 @@ func (s *passStream) end(err error) error {
 	if errors.Is(err, errMarker) {
 		return s.release(s.scrub.Flush())
 	}
-	if err != nil {
+	if err != nil || s.raw {
 		return err
 	}
 	if err := s.emit(s.parser.Flush()); err != nil && !errors.Is(err, errMarker) {

@@ -75,13 +75,13 @@ type parts struct {
 	windowBudget int
 	memory       mnemos.Recall
 	memoryBudget int
-	message      string // "" for a preview of the next turn
+	tail         []llm.Message // the turn's own messages; none for a preview of the next turn
 }
 
 // promptParts reads what every prompt of scope's thread is assembled from
 // besides the window, the memory and the message: the system prompt, the
 // anchors block and the facts, in lang, and the layers' budgets.
-func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread history.Thread, lang string) (parts, error) {
+func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread history.Thread, lang string, noMarker bool) (parts, error) {
 	block, err := e.anchorBlock(ctx, scope, lang)
 	if err != nil {
 		return parts{}, err
@@ -90,7 +90,7 @@ func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread hist
 	if err != nil {
 		return parts{}, err
 	}
-	return parts{system: e.system(thread, lang), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
+	return parts{system: e.system(thread, lang, noMarker), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
 		windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}, nil
 }
 
@@ -100,11 +100,16 @@ func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread hist
 // so that its own topic is in the prompt.
 func (t *turnRun) buildPrompt(ctx context.Context) error {
 	e, scope, msg := t.e, t.scope, t.userMsg
-	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, msg.ID)
+	t.first = msg.ID
+	if t.calling.ID != 0 {
+		t.first = t.calling.ID // the reply that called the tools opens the turn's exchange
+	}
+	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, t.first)
 	if err != nil {
 		return err
 	}
-	t.window, t.lang = window, words.Lang(msg.Content)
+	question := t.question(window)
+	t.window, t.lang = window, words.Lang(question)
 	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
 		start := time.Now()
 		if _, err := e.anchors.Apply(ctx, scope, msg.ID); err != nil {
@@ -112,17 +117,45 @@ func (t *turnRun) buildPrompt(ctx context.Context) error {
 		}
 		t.tr.Timings["anchors"] = ms(time.Since(start))
 	}
-	pt, err := e.promptParts(ctx, scope, t.thread, t.lang)
+	pt, err := e.promptParts(ctx, scope, t.thread, t.lang, t.in.Sampling.JSON())
 	if err != nil {
 		return err
 	}
-	pt.window, pt.message = window, msg.Content
-	pt.memory = t.recall(ctx)
+	pt.window, pt.tail = window, t.tail()
+	pt.memory = t.recall(ctx, question)
 	t.memory, t.factIDs = pt.memory.Text, pt.factIDs
 	t.prompt = assemble(pt)
 	t.tr.Layers, t.tr.PromptChars = t.prompt.Layers, t.prompt.TotalChars()
 	t.tr.Timings["assemble"] = ms(time.Since(t.start))
 	return nil
+}
+
+// question is what the turn answers: the user's message, or, when the
+// turn goes on from tool results, the last user message before them.
+func (t *turnRun) question(window []history.Message) string {
+	if t.calling.ID == 0 {
+		return t.userMsg.Content
+	}
+	for i := len(window) - 1; i >= 0; i-- {
+		if window[i].Role == history.RoleUser && window[i].Kind == history.KindMessage {
+			return window[i].Content
+		}
+	}
+	return t.userMsg.Content
+}
+
+// tail is the turn's own messages as the model gets them: the user's
+// message (with its name and images) and the caller's prefill, or the
+// reply that called the tools with their results.
+func (t *turnRun) tail() []llm.Message {
+	if t.calling.ID != 0 {
+		return llmMessages(append([]history.Message{t.calling}, t.results...))
+	}
+	out := []llm.Message{{Role: "user", Content: t.userMsg.Content, Name: t.in.Author, Images: t.in.Images}}
+	if t.in.Prefill != "" {
+		out = append(out, llm.Message{Role: "assistant", Content: t.in.Prefill})
+	}
+	return out
 }
 
 // assemble builds the prompt from the system prompt, the facts, the
@@ -133,7 +166,7 @@ func (t *turnRun) buildPrompt(ctx context.Context) error {
 // message right before it.
 func assemble(pt parts) Prompt {
 	var p Prompt
-	system, anchors, memory, message := pt.system, pt.anchors, pt.memory, pt.message
+	system, anchors, memory := pt.system, pt.anchors, pt.memory
 	p.Layers = append(p.Layers, Layer{Name: LayerSystem, Chars: utf8.RuneCountInString(system), Items: 1, Text: system})
 	head := system
 	if pt.facts != "" {
@@ -149,15 +182,10 @@ func assemble(pt parts) Prompt {
 	window, windowBudget, memoryBudget := pt.window, pt.windowBudget, pt.memoryBudget
 	w := Layer{Name: LayerWindow, Budget: windowBudget, Items: len(window), MessageIDs: make([]int64, 0, len(window))}
 	var text strings.Builder
+	p.Messages = append(p.Messages, llmMessages(window)...)
 	for _, m := range window {
 		w.Chars += m.Chars
 		w.MessageIDs = append(w.MessageIDs, m.ID)
-		role := m.Role
-		if role != history.RoleAssistant && role != history.RoleUser {
-			// Summaries and tool outputs reach the model as context, not as turns.
-			role = "system"
-		}
-		p.Messages = append(p.Messages, llm.Message{Role: role, Content: m.Content})
 		text.WriteString(m.Role)
 		text.WriteString(": ")
 		text.WriteString(m.Content)
@@ -172,11 +200,14 @@ func assemble(pt parts) Prompt {
 	}
 	p.Layers = append(p.Layers, mem)
 
-	msg := Layer{Name: LayerMessage, Chars: utf8.RuneCountInString(message), Text: message}
-	if message != "" {
-		msg.Items = 1
-		p.Messages = append(p.Messages, llm.Message{Role: "user", Content: message})
+	msg := Layer{Name: LayerMessage, Items: len(pt.tail)}
+	var tail []string
+	for _, m := range pt.tail {
+		tail = append(tail, m.Content)
 	}
+	msg.Text = strings.Join(tail, "\n")
+	msg.Chars = utf8.RuneCountInString(msg.Text)
+	p.Messages = append(p.Messages, pt.tail...)
 	p.Layers = append(p.Layers, msg)
 	return p
 }

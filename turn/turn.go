@@ -7,6 +7,7 @@ package turn
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -180,32 +181,6 @@ func (e *Engine) WithJobs(j Jobs) *Engine {
 	return e
 }
 
-// Input is a user's message for a turn.
-type Input struct {
-	Content  string
-	ClientID string // optional; a retried send with the same id answers once
-	// Sampling is passed to each of the turn's model calls.
-	Sampling Sampling
-}
-
-// Sampling is how the model writes a turn's reply; zero values leave each
-// setting to the model server (the offline model ignores them all).
-type Sampling struct {
-	MaxTokens        int // bounds each model call of the turn, not their sum
-	Temperature      *float32
-	TopP             *float32
-	PresencePenalty  *float32
-	FrequencyPenalty *float32
-	Stop             []string
-	Seed             *int
-}
-
-// request is a model request of msgs with s's settings.
-func (s Sampling) request(msgs []llm.Message) llm.Request {
-	return llm.Request{Messages: msgs, MaxTokens: s.MaxTokens, Temperature: s.Temperature, TopP: s.TopP,
-		PresencePenalty: s.PresencePenalty, FrequencyPenalty: s.FrequencyPenalty, Stop: s.Stop, Seed: s.Seed}
-}
-
 // Usage is what a turn's model calls took, summed over its passes (a
 // search adds one).
 type Usage struct {
@@ -249,6 +224,14 @@ type Outcome struct {
 	Replayed bool
 	// Usage is what the model calls took (zero for a replay).
 	Usage Usage
+	// Text is the reply as the model wrote it: without the caller's
+	// prefill, and without its tool calls written out (Reply.Content has
+	// both); ToolCalls are its calls of the caller's tools.
+	Text      string
+	ToolCalls []llm.ToolCall
+	// LogProbs are the last pass's log probabilities, when asked for and
+	// not streamed.
+	LogProbs json.RawMessage
 }
 
 // Send runs one turn in scope's thread. The user's message is stored before
@@ -271,17 +254,17 @@ func (e *Engine) Send(ctx context.Context, scope yakor.Scope, in Input, fn func(
 	if err := t.buildPrompt(ctx); err != nil {
 		return Outcome{}, t.fail(err)
 	}
-	text, err := t.reply(ctx)
+	text, calls, err := t.reply(ctx)
 	if err != nil {
 		return Outcome{}, t.fail(err)
 	}
-	reply, err := t.storeReply(ctx, text)
+	reply, err := t.storeReply(ctx, text, calls)
 	if err != nil {
 		return Outcome{}, t.fail(err)
 	}
 	e.metrics.observe(t.tr)
 	t.markUsed(ctx)
-	return Outcome{UserMessage: t.userMsg, Reply: reply, TurnID: t.tr.ID, Usage: t.use}, nil
+	return Outcome{UserMessage: t.userMsg, Reply: reply, TurnID: t.tr.ID, Usage: t.use, Text: text, ToolCalls: calls, LogProbs: t.logProbs}, nil
 }
 
 // turnRun is one turn in progress: what Send checks, finds, stores and
@@ -296,9 +279,12 @@ type turnRun struct {
 	start  time.Time
 	fn     func(Event) error // the caller's; each event is named with the turn
 
-	userMsg history.Message // stored by open
-	tr      Trace           // the turn's record (layers, timings, searches), from open on
-	use     Usage           // what the model calls took
+	userMsg history.Message   // stored by open: the user's message, or the last tool result
+	calling history.Message   // the reply whose tool calls the turn's results answer (ToolResults)
+	first   int64             // the turn's first message: the window and searches look before it
+	results []history.Message // the tool results, stored by open
+	tr      Trace             // the turn's record (layers, timings, searches), from open on
+	use     Usage             // what the model calls took
 
 	lang    string            // the conversation's language, from the message
 	window  []history.Message // the prompt's window
@@ -306,13 +292,15 @@ type turnRun struct {
 	factIDs []int64           // the facts in the prompt
 	prompt  Prompt
 	found   Layer // the hits of the model's searches, for the trace
+
+	logProbs json.RawMessage // the last pass's
 }
 
 // newRun starts a turn: it checks the message and finds the thread, the one
 // time a turn looks it up.
 func (e *Engine) newRun(ctx context.Context, scope yakor.Scope, in Input, fn func(Event) error) (*turnRun, error) {
 	t := &turnRun{e: e, scope: scope, in: in, start: time.Now()}
-	if err := history.ValidateContent(in.Content, e.cfg.MaxMessageChars); err != nil {
+	if err := t.validate(); err != nil {
 		return nil, err
 	}
 	thread, err := e.history.FindThread(ctx, scope)
@@ -320,6 +308,11 @@ func (e *Engine) newRun(ctx context.Context, scope yakor.Scope, in Input, fn fun
 		return nil, err
 	}
 	t.thread = thread
+	if len(in.ToolResults) > 0 {
+		if t.calling, err = e.toolCalls(ctx, scope, in.ToolResults); err != nil {
+			return nil, err
+		}
+	}
 	t.fn = func(ev Event) error {
 		ev.TurnID = t.tr.ID
 		return fn(ev)
@@ -360,7 +353,7 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if len(window) > 0 {
 		lang = words.Lang(window[len(window)-1].Content)
 	}
-	pt, err := e.promptParts(ctx, scope, thread, lang)
+	pt, err := e.promptParts(ctx, scope, thread, lang, false)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -402,12 +395,12 @@ func SearchBefore(window []history.Message, userMsg int64) int64 {
 // recall calls up the long-term memory for the turn's message. Memory
 // helps a turn but is not needed for one: when it fails (an embedding
 // server down), the turn goes on without it, and the trace says why.
-func (t *turnRun) recall(ctx context.Context) mnemos.Recall {
+func (t *turnRun) recall(ctx context.Context, question string) mnemos.Recall {
 	e, tr := t.e, &t.tr
 	if e.memory == nil {
 		return mnemos.Recall{}
 	}
-	r, err := e.memory.Recall(ctx, t.scope, t.userMsg.Content, t.lang)
+	r, err := e.memory.Recall(ctx, t.scope, question, t.lang)
 	tr.Timings["memory_recall"] = ms(r.Took)
 	if err != nil {
 		tr.MemoryError = yakor.ErrorMessage(err)
@@ -433,10 +426,11 @@ func (e *Engine) anchorBlock(ctx context.Context, scope yakor.Scope, lang string
 }
 
 // system is the system layer: the service's prompt, the thread's own, and
-// the search instruction in the conversation's language.
-func (e *Engine) system(thread history.Thread, lang string) string {
+// the search instruction in the conversation's language (unless noMarker:
+// a JSON reply cannot hold a marker).
+func (e *Engine) system(thread history.Thread, lang string, noMarker bool) string {
 	s := systemPrompt(e.cfg.SystemPrompt, thread.SystemPrompt)
-	if e.cfg.SearchRounds > 0 {
+	if e.cfg.SearchRounds > 0 && !noMarker {
 		s += "\n\n" + search.Instruction(lang)
 	}
 	return s

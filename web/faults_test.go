@@ -133,7 +133,7 @@ var faultAPIs = []api{
 			e := r.openAIError(t, r.code)
 			return sent{status: r.code, err: e.Message, openAI: &e}
 		}
-		return sent{status: r.code, reply: r.completion(t).Choices[0].Message.Content}
+		return sent{status: r.code, reply: r.completion(t).Choices[0].Message.Text()}
 	}},
 	{"OpenAIStream", true, func(t *testing.T, s *stack, thread, content, clientID string) sent {
 		r := s.complete(t, map[string]any{"messages": []any{user(content)}, "stream": true}, "X-Yakor-Thread", thread, "Idempotency-Key", clientID)

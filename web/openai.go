@@ -211,8 +211,13 @@ func (s *Server) streamCompletion(c *gin.Context, scope yakor.Scope, in oaicompa
 	if err := begin(out.TurnID); err != nil {
 		return
 	}
-	if out.Replayed {
-		if err := sse.data(chunks.Delta(out.Reply.Content)); err != nil {
+	if out.Replayed && out.Text != "" {
+		if err := sse.data(chunks.Delta(out.Text)); err != nil {
+			return
+		}
+	}
+	if len(out.ToolCalls) > 0 {
+		if err := sse.data(chunks.ToolCalls(out.ToolCalls)); err != nil {
 			return
 		}
 	}

@@ -65,7 +65,7 @@ func TestChatCompletionsMemory(t *testing.T) {
 		"presence_penalty": 0.125, "frequency_penalty": -0.5}
 	r := ask("What did the oak table cost?", sampling)
 	c := r.completion(t)
-	if got := c.Choices[0].Message.Content; got != "The oak table was 48200 rubles." {
+	if got := c.Choices[0].Message.Text(); got != "The oak table was 48200 rubles." {
 		t.Fatalf("reply %q: the second request did not get the first's memory", got)
 	}
 	if th, isNew := r.thread(); th != thread || isNew {

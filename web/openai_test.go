@@ -41,14 +41,14 @@ func TestChatCompletions(t *testing.T) {
 		}
 		ch := c.Choices[0]
 		if !strings.HasPrefix(c.ID, "chatcmpl-") || c.Object != "chat.completion" || c.Model != "yakor" || c.Created == 0 ||
-			ch.Message.Role != "assistant" || ch.FinishReason != "stop" || !strings.Contains(ch.Message.Content, "48200") {
+			ch.Message.Role != "assistant" || ch.FinishReason != "stop" || !strings.Contains(ch.Message.Text(), "48200") {
 			t.Fatalf("completion %+v", c)
 		}
 		if u := c.Usage; !u.Estimated || u.PromptTokens == 0 || u.CompletionTokens == 0 || u.TotalTokens != u.PromptTokens+u.CompletionTokens {
 			t.Fatalf("usage %+v: the offline model counts no tokens, so they are estimated", u)
 		}
 		msgs := s.storedMessages(t, thread)
-		want := []string{"The oak table costs 48200 rubles.", "Noted: the oak table is 48200.", "How much is the oak table?", ch.Message.Content}
+		want := []string{"The oak table costs 48200 rubles.", "Noted: the oak table is 48200.", "How much is the oak table?", ch.Message.Text()}
 		if len(msgs) != len(want) {
 			t.Fatalf("stored %d messages, want %d: %+v", len(msgs), len(want), msgs)
 		}
@@ -245,7 +245,7 @@ func TestChatCompletions(t *testing.T) {
 					return
 				}
 				ca, cb := first.completion(t), second.completion(t)
-				if ca.ID != cb.ID || ca.Choices[0].Message.Content != cb.Choices[0].Message.Content {
+				if ca.ID != cb.ID || ca.Choices[0].Message.Text() != cb.Choices[0].Message.Text() {
 					t.Fatalf("the retry answered anew: %+v / %+v", ca, cb)
 				}
 				if n := len(s.storedMessages(t, ta)); n != 2 {
@@ -264,10 +264,11 @@ func TestChatCompletions(t *testing.T) {
 			messageSaysIt string
 		}{
 			{"UnknownField", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"frobnicate":true}`, 400, "frobnicate", "unsupported_parameter", "frobnicate"},
-			{"Tools", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, 400, "tools", "unsupported_parameter", "tools"},
-			{"JSONFormat", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, 400, "response_format", "unsupported_parameter", "text"},
+			{"ToolType", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"custom","custom":{"name":"f"}}]}`, 400, "tools[0].type", "unsupported_value", "custom"},
+			{"FormatType", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"xml"}}`, 400, "response_format.type", "invalid_value", "json_schema"},
+			{"OrphanToolResult", `{"model":"yakor","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c9","content":"42"}]}`, 400, "messages[1].role", "invalid_value", "tool_calls"},
 			{"N", `{"model":"yakor","messages":[{"role":"user","content":"hi"}],"n":3}`, 400, "n", "unsupported_parameter", "n must be 1"},
-			{"Image", `{"model":"yakor","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"http://x/y.png"}}]}]}`, 400, "messages[0].content[0].type", "unsupported_value", "image_url"},
+			{"Audio", `{"model":"yakor","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"","format":"wav"}}]}]}`, 400, "messages[0].content[0].type", "unsupported_value", "input_audio"},
 			{"UnknownModel", `{"model":"gpt-17","messages":[{"role":"user","content":"hi"}]}`, 404, "model", "model_not_found", "gpt-17"},
 			{"Malformed", `{"model":`, 400, "", "", "JSON object"},
 		} {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"yakor/history"
+	"yakor/llm"
 	"yakor/turn"
 )
 
@@ -39,47 +40,50 @@ type Inputs struct {
 // TitleRunes bounds a new thread's title.
 const TitleRunes = 80
 
-// Inputs splits the request into Yakor's inputs. The newest user message is
-// the turn; only system and developer messages may follow it (a trailing
-// assistant message, a prefill, is refused). max_completion_tokens wins over
-// max_tokens when both are given. Errors are *RequestError.
+// Inputs splits the request into Yakor's inputs. The turn is what follows
+// the conversation's last reply: the newest user message (with a trailing
+// assistant message as the reply's prefill), or the tool messages that
+// answer the calls of the assistant message before them. max_completion_tokens
+// wins over max_tokens when both are given. Errors are *RequestError.
 func (r ChatRequest) Inputs() (Inputs, error) {
-	turnAt := -1
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" {
-			turnAt = i
-			break
-		}
-	}
-	if turnAt < 0 {
-		return Inputs{}, missing("messages", "messages holds no user message: the newest user message is the turn")
-	}
 	in := Inputs{Model: r.Model, User: cmp.Or(r.User, r.SafetyIdentifier), Conversation: cmp.Or(r.Metadata["conversation"], r.PromptCacheKey), Stream: r.Stream, IncludeUsage: r.StreamOptions != nil && r.StreamOptions.IncludeUsage}
-	var system []string
+	var (
+		system []string
+		convo  []Message
+		at     []int // convo's indexes in r.Messages
+	)
 	for i, m := range r.Messages {
-		at := fmt.Sprintf("messages[%d]", i)
-		switch {
-		case m.Role == "system" || m.Role == "developer":
+		if m.Role == "system" || m.Role == "developer" {
 			if strings.TrimSpace(m.Content) != "" {
 				system = append(system, m.Content)
 			}
 			continue
-		case i > turnAt:
-			return Inputs{}, unsupportedValue(at+".role", "the newest message must be the user's, which Yakor answers: a trailing %s message (a prefill) is not supported", m.Role)
-		case strings.TrimSpace(m.Content) == "":
-			return Inputs{}, invalid(at+".content", "%s.content is empty", at)
-		case in.Title == "" && m.Role == "user":
-			in.Title = title(m.Content)
 		}
-		if i < turnAt {
-			in.History = append(in.History, history.NewMessage{Role: m.Role, Content: m.Content})
-		}
+		convo, at = append(convo, m), append(at, i)
 	}
 	in.SystemPrompt = strings.Join(system, "\n\n")
-	in.Turn = turn.Input{Content: r.Messages[turnAt].Content, Sampling: turn.Sampling{
+	turnAt, err := splitTurn(convo, at, &in.Turn)
+	if err != nil {
+		return Inputs{}, err
+	}
+	for j, m := range convo[:turnAt] {
+		nm, err := historyMessage(m, at[j])
+		if err != nil {
+			return Inputs{}, err
+		}
+		in.History = append(in.History, nm)
+	}
+	for _, m := range convo {
+		if m.Role == "user" {
+			in.Title = title(m.StoredText())
+			break
+		}
+	}
+	in.Turn.Tools = turn.Tools{Tools: r.Tools, Choice: r.ToolChoice, Parallel: r.ParallelToolCalls}
+	in.Turn.Sampling = turn.Sampling{
 		Temperature: r.Temperature, TopP: r.TopP, PresencePenalty: r.PresencePenalty, FrequencyPenalty: r.FrequencyPenalty,
-		Stop: r.Stop, Seed: r.Seed,
-	}}
+		Stop: r.Stop, Seed: r.Seed, ResponseFormat: r.ResponseFormat, LogProbs: r.LogProbs, TopLogProbs: r.TopLogProbs,
+	}
 	if r.MaxTokens != nil {
 		in.Turn.Sampling.MaxTokens = *r.MaxTokens
 	}
@@ -87,6 +91,73 @@ func (r ChatRequest) Inputs() (Inputs, error) {
 		in.Turn.Sampling.MaxTokens = *r.MaxCompletionTokens
 	}
 	return in, nil
+}
+
+// splitTurn finds the turn at the end of convo (the messages but system
+// ones; at holds their indexes in the request) and fills t with it: the
+// trailing tool results, or the newest user message and a prefill after
+// it. It returns where the turn starts: what comes before is history.
+func splitTurn(convo []Message, at []int, t *turn.Input) (int, error) {
+	if len(convo) == 0 {
+		return 0, missing("messages", "messages holds no user message: the newest user message is the turn")
+	}
+	end := len(convo)
+	for end > 0 && convo[end-1].Role == "tool" {
+		end--
+	}
+	if end < len(convo) {
+		if end == 0 || len(convo[end-1].ToolCalls) == 0 {
+			return 0, invalid(fmt.Sprintf("messages[%d].role", at[end]), "tool messages must follow the assistant message whose tool_calls they answer")
+		}
+		for _, m := range convo[end:] {
+			t.ToolResults = append(t.ToolResults, turn.ToolResult{CallID: m.ToolCallID, Name: callName(convo[end-1].ToolCalls, m.ToolCallID), Content: m.Content})
+		}
+		return end, nil
+	}
+	last := len(convo) - 1
+	if convo[last].Role == "assistant" {
+		if len(convo[last].ToolCalls) > 0 {
+			return 0, invalid(fmt.Sprintf("messages[%d]", at[last]), "the conversation ends with tool calls: send their results as tool messages")
+		}
+		if last == 0 || convo[last-1].Role != "user" {
+			return 0, unsupportedValue(fmt.Sprintf("messages[%d].role", at[last]), "a trailing assistant message (a prefill) must follow the user message it answers")
+		}
+		t.Prefill = convo[last].Content
+		last--
+	}
+	u := convo[last]
+	if u.Role != "user" {
+		return 0, invalid(fmt.Sprintf("messages[%d].role", at[last]), "the newest message must be the user's, tool results, or a prefill after the user's")
+	}
+	if strings.TrimSpace(u.StoredText()) == "" {
+		return 0, invalid(fmt.Sprintf("messages[%d].content", at[last]), "messages[%d].content is empty", at[last])
+	}
+	t.Content, t.Author, t.Images = u.StoredText(), u.Name, u.Images
+	return last, nil
+}
+
+// callName is the name of the tool that call id called.
+func callName(calls []llm.ToolCall, id string) string {
+	for _, c := range calls {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// historyMessage is an earlier message of the request as a new thread
+// stores it: tool calls and results with their meta, as a turn stores them.
+func historyMessage(m Message, i int) (history.NewMessage, error) {
+	switch {
+	case m.Role == "tool":
+		return turn.ToolResultMessage(turn.ToolResult{CallID: m.ToolCallID, Content: m.Content}, ""), nil
+	case len(m.ToolCalls) > 0:
+		return turn.ReplyMessage(m.Content, m.ToolCalls, ""), nil
+	case strings.TrimSpace(m.StoredText()) == "":
+		return history.NewMessage{}, invalid(fmt.Sprintf("messages[%d].content", i), "messages[%d].content is empty", i)
+	}
+	return history.NewMessage{Role: m.Role, Content: m.StoredText(), Author: m.Name}, nil
 }
 
 // title is text on one line, cut to TitleRunes.

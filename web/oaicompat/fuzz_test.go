@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"yakor"
-	"yakor/history"
 	"yakor/web/oaicompat"
 )
 
@@ -25,9 +24,10 @@ var codes = []string{
 // Yakor's inputs. Nothing panics; a refusal is a *RequestError coded
 // EINVALID with a message and one of OpenAI's codes; an accepted request
 // keeps OpenAI's ranges, encodes to a body that parses to the same request
-// (and the same inputs); and its inputs have the newest user message as
-// the turn, followed by system or developer messages only, the user and
-// assistant messages before it as the history, and a one-line title.
+// (and the same inputs); and its inputs have as the turn the trailing tool
+// results, or the newest user message (with a trailing assistant message
+// as its prefill), the messages before it as the history, and a one-line
+// title.
 func FuzzChatRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"yakor","messages":[{"role":"user","content":"hi"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -87,7 +87,7 @@ func checkRanges(t *testing.T, body []byte, r oaicompat.ChatRequest) {
 		fail("no messages")
 	}
 	for _, m := range r.Messages {
-		if !slices.Contains([]string{"system", "developer", "user", "assistant"}, m.Role) {
+		if !slices.Contains([]string{"system", "developer", "user", "assistant", "tool"}, m.Role) {
 			fail("role " + m.Role)
 		}
 	}
@@ -116,49 +116,60 @@ func checkRanges(t *testing.T, body []byte, r oaicompat.ChatRequest) {
 func checkInputs(t *testing.T, body []byte, r oaicompat.ChatRequest, in oaicompat.Inputs) {
 	t.Helper()
 	fail := func(what string) { t.Fatalf("%q: %s: %+v", body, what, in) }
-	last := -1
-	for i, m := range r.Messages {
-		if m.Role == "user" {
-			last = i
-		}
-	}
-	if last < 0 || in.Turn.Content != r.Messages[last].Content || strings.TrimSpace(in.Turn.Content) == "" {
-		fail("the turn is not the newest user message")
-	}
-	for _, m := range r.Messages[last+1:] {
-		if m.Role != "system" && m.Role != "developer" {
-			fail("a " + m.Role + " message follows the turn")
-		}
-	}
-	var hist []history.NewMessage
+	var convo []oaicompat.Message
 	var system []string
-	for _, m := range r.Messages[:last] {
+	for _, m := range r.Messages {
 		switch m.Role {
-		case "user", "assistant":
-			hist = append(hist, history.NewMessage{Role: m.Role, Content: m.Content})
-		default:
+		case "system", "developer":
 			if strings.TrimSpace(m.Content) != "" {
 				system = append(system, m.Content)
 			}
+		default:
+			convo = append(convo, m)
 		}
 	}
-	for _, m := range r.Messages[last:] {
-		if m.Role != "user" && strings.TrimSpace(m.Content) != "" {
-			system = append(system, m.Content)
+	start := len(convo)
+	for start > 0 && convo[start-1].Role == "tool" {
+		start--
+	}
+	switch {
+	case start < len(convo):
+		if len(in.Turn.ToolResults) != len(convo)-start || in.Turn.Content != "" || len(convo[start-1].ToolCalls) == 0 {
+			fail("the turn is not the trailing tool results")
+		}
+		for i, r := range in.Turn.ToolResults {
+			if r.CallID != convo[start+i].ToolCallID || r.Content != convo[start+i].Content {
+				fail("a tool result is not its message's")
+			}
+		}
+	default:
+		start = len(convo) - 1
+		if convo[start].Role == "assistant" {
+			if in.Turn.Prefill != convo[start].Content {
+				fail("the prefill is not the trailing assistant message")
+			}
+			start--
+		}
+		if convo[start].Role != "user" || in.Turn.Content != convo[start].StoredText() || strings.TrimSpace(in.Turn.Content) == "" {
+			fail("the turn is not the newest user message")
 		}
 	}
-	if diff := cmp.Diff(hist, in.History); diff != "" {
-		fail("history (-want +got):\n" + diff)
+	if len(in.History) != start {
+		fail("the history is not the messages before the turn")
 	}
-	for _, m := range in.History {
-		if strings.TrimSpace(m.Content) == "" {
-			fail("a blank message in the history")
+	for i, m := range in.History {
+		want := convo[i]
+		if m.Role != want.Role || strings.TrimSpace(m.Content) == "" {
+			fail("a history message is not the request's")
+		}
+		if want.Role != "tool" && len(want.ToolCalls) == 0 && m.Content != want.StoredText() {
+			fail("a history message's text is not the request's")
 		}
 	}
 	if in.SystemPrompt != strings.Join(system, "\n\n") {
 		fail("the system prompt is not the system and developer messages")
 	}
-	if in.Title == "" || strings.ContainsAny(in.Title, "\r\n") || utf8.RuneCountInString(in.Title) > oaicompat.TitleRunes {
+	if utf8.RuneCountInString(in.Title) > oaicompat.TitleRunes || strings.ContainsAny(in.Title, "\r\n") {
 		fail("a bad title")
 	}
 	want := 0

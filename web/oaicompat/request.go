@@ -2,11 +2,12 @@ package oaicompat
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"yakor/llm"
 )
 
 // ChatRequest is a POST /v1/chat/completions body, as Yakor takes it.
@@ -36,20 +37,22 @@ type ChatRequest struct {
 	PromptCacheKey string            `json:"prompt_cache_key,omitempty"`
 	// N must be 1 when given.
 	N *int `json:"n,omitempty"`
+	// Tools, ToolChoice and ParallelToolCalls are the caller's tools, for
+	// the model (checkTools).
+	Tools             []llm.Tool      `json:"-"`
+	ToolChoice        json.RawMessage `json:"-"`
+	ParallelToolCalls *bool           `json:"-"`
+	// ResponseFormat is passed to the model (text, json_object,
+	// json_schema); nil for text.
+	ResponseFormat json.RawMessage `json:"-"`
+	LogProbs       bool            `json:"-"`
+	TopLogProbs    int             `json:"-"`
 }
 
 // StreamOptions are a streamed request's options.
 type StreamOptions struct {
 	// IncludeUsage asks for a last chunk with the usage and no choices.
 	IncludeUsage bool `json:"include_usage"`
-}
-
-// Message is one message of a request. On the wire its content is a
-// string or a list of parts; Yakor takes "text" parts only, joined with
-// newlines.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
 }
 
 // Limits of a request's values (OpenAI's own ranges, and Yakor's longest
@@ -65,23 +68,19 @@ var accepted = []string{
 	"model", "messages", "stream", "stream_options", "temperature", "top_p", "max_tokens",
 	"max_completion_tokens", "stop", "seed", "presence_penalty", "frequency_penalty", "user", "n",
 	"response_format", "logprobs", "safety_identifier", "metadata", "prompt_cache_key",
+	"tools", "tool_choice", "parallel_tool_calls", "top_logprobs", "store",
 }
 
 // refusals says why known OpenAI fields are refused.
 var refusals = map[string]string{
-	"tools":               "Yakor does not offer the caller's tools to the model (the model's only tool is Yakor's own history search)",
-	"tool_choice":         "Yakor does not offer the caller's tools to the model",
-	"parallel_tool_calls": "Yakor does not offer the caller's tools to the model",
-	"functions":           "Yakor does not offer the caller's functions to the model",
-	"function_call":       "Yakor does not offer the caller's functions to the model",
-	"top_logprobs":        "Yakor does not return log probabilities",
-	"logit_bias":          "Yakor does not pass token biases to the model",
-	"audio":               "Yakor takes and writes text only",
-	"modalities":          "Yakor takes and writes text only",
-	"prediction":          "Yakor does not pass predicted outputs to the model",
-	"reasoning_effort":    "Yakor does not pass reasoning settings to the model",
-	"web_search_options":  "Yakor does not search the web for a reply",
-	"store":               "Yakor stores every conversation in its own memory and nothing with the model server",
+	"functions":          "the deprecated functions are not supported: send them as tools",
+	"function_call":      "the deprecated function_call is not supported: send tools and tool_choice",
+	"logit_bias":         "Yakor does not pass token biases to the model",
+	"audio":              "Yakor takes and writes text only",
+	"modalities":         "Yakor takes and writes text only",
+	"prediction":         "Yakor does not pass predicted outputs to the model",
+	"reasoning_effort":   "Yakor does not pass reasoning settings to the model",
+	"web_search_options": "Yakor does not search the web for a reply",
 }
 
 // ParseChatRequest parses a chat request body (valid UTF-8). It refuses,
@@ -129,7 +128,7 @@ func ParseChatRequest(body []byte) (ChatRequest, error) {
 		return ChatRequest{}, d.err
 	}
 	for _, check := range []func(*ChatRequest, map[string]json.RawMessage) error{
-		checkNames, checkStream, checkSampling, checkStop, checkUnsupportedValues, checkMessages,
+		checkNames, checkStream, checkSampling, checkStop, checkUnsupportedValues, checkTools, checkMessages,
 	} {
 		if err := check(&r, fields); err != nil {
 			return ChatRequest{}, err
@@ -256,29 +255,41 @@ func checkStop(r *ChatRequest, fields map[string]json.RawMessage) error {
 }
 
 // checkUnsupportedValues refuses the values of accepted fields that ask
-// for what Yakor does not do: n other than 1, log probabilities, a
-// response format other than text.
+// for what Yakor does not do (n other than 1, streamed log probabilities)
+// and reads the response format and log probabilities, which go to the
+// model.
 func checkUnsupportedValues(r *ChatRequest, fields map[string]json.RawMessage) error {
 	if r.N != nil && *r.N != 1 {
-		return unsupported("n", "n must be 1: Yakor writes one reply per turn")
+		return unsupported("n", "n must be 1: Yakor writes one reply per turn, which the conversation goes on from")
 	}
 	if raw, ok := fields["logprobs"]; ok {
-		var on bool
-		if err := json.Unmarshal(raw, &on); err != nil {
+		if err := json.Unmarshal(raw, &r.LogProbs); err != nil {
 			return invalid("logprobs", "logprobs must be true or false")
 		}
-		if on {
-			return unsupported("logprobs", "the parameter \"logprobs\" is not supported: Yakor does not return log probabilities")
+	}
+	if raw, ok := fields["top_logprobs"]; ok {
+		if err := json.Unmarshal(raw, &r.TopLogProbs); err != nil || r.TopLogProbs < 0 || r.TopLogProbs > 20 {
+			return invalid("top_logprobs", "top_logprobs must be a whole number from 0 to 20")
+		}
+		if !r.LogProbs {
+			return invalid("top_logprobs", "top_logprobs needs logprobs: true")
+		}
+	}
+	if r.LogProbs && r.Stream {
+		return unsupportedValue("logprobs", "logprobs is supported without stream only: Yakor does not pass streamed log probabilities")
+	}
+	if raw, ok := fields["store"]; ok {
+		var store bool
+		if err := json.Unmarshal(raw, &store); err != nil {
+			return invalid("store", "store must be true or false")
 		}
 	}
 	if raw, ok := fields["response_format"]; ok {
-		var rf map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &rf); err != nil {
-			return invalid("response_format", "response_format must be an object")
+		rf, err := ResponseFormat("response_format", raw)
+		if err != nil {
+			return err
 		}
-		if len(rf) != 1 || string(rf["type"]) != `"text"` {
-			return unsupported("response_format", "only response_format {\"type\": \"text\"} is supported: Yakor does not constrain the model's output to JSON")
-		}
+		r.ResponseFormat = rf
 	}
 	return nil
 }
@@ -305,81 +316,6 @@ func checkMessages(r *ChatRequest, fields map[string]json.RawMessage) error {
 	return nil
 }
 
-func parseMessage(i int, raw json.RawMessage) (Message, error) {
-	at := fmt.Sprintf("messages[%d]", i)
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return Message{}, invalid(at, "%s must be an object with a role and content", at)
-	}
-	for _, k := range sortedKeys(fields) {
-		v := fields[k]
-		switch {
-		case k == "role" || k == "content" || string(v) == "null":
-		case k == "tool_calls" || k == "function_call" || k == "tool_call_id":
-			return Message{}, unsupported(at+"."+k, "%s.%s is not supported: Yakor does not offer the caller's tools to the model", at, k)
-		case k == "name":
-			return Message{}, unsupported(at+".name", "%s.name is not supported: a message's speaker is its role", at)
-		default:
-			return Message{}, unsupported(at+"."+k, "unknown message field %q", k)
-		}
-	}
-	var m Message
-	if err := json.Unmarshal(fields["role"], &m.Role); err != nil || m.Role == "" {
-		return Message{}, invalid(at+".role", "%s.role must be \"system\", \"developer\", \"user\" or \"assistant\"", at)
-	}
-	switch m.Role {
-	case "system", "developer", "user", "assistant":
-	case "tool", "function":
-		return Message{}, unsupportedValue(at+".role", "%s messages are not supported: Yakor does not offer the caller's tools to the model", m.Role)
-	default:
-		return Message{}, invalid(at+".role", "unknown role %q: say \"system\", \"developer\", \"user\" or \"assistant\"", m.Role)
-	}
-	content, ok := fields["content"]
-	if !ok || string(content) == "null" {
-		return Message{}, missing(at+".content", "%s.content is required", at)
-	}
-	var err error
-	if m.Content, err = parseContent(at+".content", content); err != nil {
-		return Message{}, err
-	}
-	return m, nil
-}
-
-// parseContent reads a string, or a list of parts whose "text" parts it
-// joins with newlines; any other part is refused.
-func parseContent(at string, raw json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", invalid(at, "%s must be a string or a list of content parts", at)
-	}
-	texts := make([]string, 0, len(parts))
-	for j, p := range parts {
-		pat := fmt.Sprintf("%s[%d]", at, j)
-		var typ string
-		if err := json.Unmarshal(p["type"], &typ); err != nil {
-			return "", invalid(pat+".type", "%s.type must be a string", pat)
-		}
-		if typ != "text" {
-			return "", unsupportedValue(pat+".type", "content parts of type %q are not supported: Yakor takes text only", typ)
-		}
-		for _, k := range sortedKeys(p) {
-			if k != "type" && k != "text" {
-				return "", unsupported(pat+"."+k, "the content part field %q is not supported", k)
-			}
-		}
-		var text string
-		if err := json.Unmarshal(p["text"], &text); err != nil {
-			return "", invalid(pat+".text", "%s.text must be a string", pat)
-		}
-		texts = append(texts, text)
-	}
-	return strings.Join(texts, "\n"), nil
-}
-
 func sortedKeys(m map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -387,4 +323,50 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// MarshalJSON writes the request as a body that parses to it again.
+func (r ChatRequest) MarshalJSON() ([]byte, error) {
+	type plain ChatRequest // without this method
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	set := func(k string, v any) {
+		if err == nil {
+			m[k], err = json.Marshal(v)
+		}
+	}
+	if r.Tools != nil {
+		tools := make([]map[string]any, len(r.Tools))
+		for i, t := range r.Tools {
+			f := map[string]any{"name": t.Name, "description": t.Description, "strict": t.Strict}
+			if len(t.Parameters) > 0 {
+				f["parameters"] = t.Parameters
+			}
+			tools[i] = map[string]any{"type": "function", "function": f}
+		}
+		set("tools", tools)
+	}
+	if r.ToolChoice != nil {
+		m["tool_choice"] = r.ToolChoice
+	}
+	if r.ParallelToolCalls != nil {
+		set("parallel_tool_calls", *r.ParallelToolCalls)
+	}
+	if r.ResponseFormat != nil {
+		m["response_format"] = r.ResponseFormat
+	}
+	if r.LogProbs {
+		set("logprobs", true)
+		set("top_logprobs", r.TopLogProbs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }

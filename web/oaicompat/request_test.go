@@ -1,7 +1,9 @@
 package oaicompat_test
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,21 +25,29 @@ func TestParseRefuses(t *testing.T) {
 	}{
 		{"Unknown", `{"model":"yakor",` + msgs + `,"frobnicate":1}`, "frobnicate", "unsupported_parameter"},
 		{"UnknownCase", `{"Model":"yakor",` + msgs + `}`, "Model", "unsupported_parameter"},
-		{"Tools", `{"model":"yakor",` + msgs + `,"tools":[]}`, "tools", "unsupported_parameter"},
-		{"ToolChoice", `{"model":"yakor",` + msgs + `,"tool_choice":"auto"}`, "tool_choice", "unsupported_parameter"},
+		{"ToolType", `{"model":"yakor",` + msgs + `,"tools":[{"type":"custom","custom":{"name":"f"}}]}`, "tools[0].type", "unsupported_value"},
+		{"ToolName", `{"model":"yakor",` + msgs + `,"tools":[{"type":"function","function":{"name":"a b"}}]}`, "tools[0].name", "invalid_value"},
+		{"ToolTwice", `{"model":"yakor",` + msgs + `,"tools":[{"type":"function","function":{"name":"f"}},{"type":"function","function":{"name":"f"}}]}`, "tools[1].name", "invalid_value"},
+		{"ToolChoiceUnknown", `{"model":"yakor",` + msgs + `,"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"g"}}}`, "tool_choice", "invalid_value"},
+		{"ToolChoiceWord", `{"model":"yakor",` + msgs + `,"tool_choice":"always"}`, "tool_choice", "invalid_value"},
 		{"Functions", `{"model":"yakor",` + msgs + `,"functions":[{"name":"f"}]}`, "functions", "unsupported_parameter"},
 		{"FunctionCall", `{"model":"yakor",` + msgs + `,"function_call":"auto"}`, "function_call", "unsupported_parameter"},
-		{"JSONFormat", `{"model":"yakor",` + msgs + `,"response_format":{"type":"json_object"}}`, "response_format", "unsupported_parameter"},
-		{"Logprobs", `{"model":"yakor",` + msgs + `,"logprobs":true}`, "logprobs", "unsupported_parameter"},
+		{"FormatType", `{"model":"yakor",` + msgs + `,"response_format":{"type":"xml"}}`, "response_format.type", "invalid_value"},
+		{"SchemaNameless", `{"model":"yakor",` + msgs + `,"response_format":{"type":"json_schema","json_schema":{"schema":{}}}}`, "response_format.json_schema", "invalid_value"},
+		{"LogprobsStreamed", `{"model":"yakor",` + msgs + `,"stream":true,"logprobs":true}`, "logprobs", "unsupported_value"},
+		{"TopLogprobsAlone", `{"model":"yakor",` + msgs + `,"top_logprobs":2}`, "top_logprobs", "invalid_value"},
 		{"N2", `{"model":"yakor",` + msgs + `,"n":2}`, "n", "unsupported_parameter"},
 		{"Audio", `{"model":"yakor",` + msgs + `,"audio":{"voice":"alloy"}}`, "audio", "unsupported_parameter"},
 		{"Modalities", `{"model":"yakor",` + msgs + `,"modalities":["text","audio"]}`, "modalities", "unsupported_parameter"},
 		{"StreamOptionUnknown", `{"model":"yakor",` + msgs + `,"stream":true,"stream_options":{"include_obfuscation":false}}`, "stream_options.include_obfuscation", "unsupported_parameter"},
 		{"StreamOptionsWithoutStream", `{"model":"yakor",` + msgs + `,"stream_options":{"include_usage":true}}`, "stream_options", "invalid_value"},
-		{"Image", `{"model":"yakor","messages":[{"role":"user","content":[{"type":"text","text":"what is it?"},{"type":"image_url","image_url":{"url":"data:"}}]}]}`, "messages[0].content[1].type", "unsupported_value"},
-		{"ToolRole", `{"model":"yakor","messages":[{"role":"tool","content":"42","tool_call_id":"c"},{"role":"user","content":"hi"}]}`, "messages[0].tool_call_id", "unsupported_parameter"},
-		{"ToolCalls", `{"model":"yakor","messages":[{"role":"assistant","content":null,"tool_calls":[]},{"role":"user","content":"hi"}]}`, "messages[0].tool_calls", "unsupported_parameter"},
-		{"Name", `{"model":"yakor","messages":[{"role":"user","content":"hi","name":"ann"}]}`, "messages[0].name", "unsupported_parameter"},
+		{"AssistantImage", `{"model":"yakor","messages":[{"role":"assistant","content":[{"type":"image_url","image_url":{"url":"data:"}}]},{"role":"user","content":"hi"}]}`, "messages[0].content[0].type", "unsupported_value"},
+		{"Audio part", `{"model":"yakor","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{}}]}]}`, "messages[0].content[0].type", "unsupported_value"},
+		{"OrphanTool", `{"model":"yakor","messages":[{"role":"user","content":"hi"},{"role":"tool","content":"42","tool_call_id":"c"}]}`, "messages[1].role", "invalid_value"},
+		{"ToolWithoutID", `{"model":"yakor","messages":[{"role":"tool","content":"42"}]}`, "messages[0].tool_call_id", "missing_required_parameter"},
+		{"UserToolCalls", `{"model":"yakor","messages":[{"role":"user","content":"hi","tool_calls":[]}]}`, "messages[0].tool_calls", "invalid_value"},
+		{"EndsWithCalls", `{"model":"yakor","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, "messages[1]", "invalid_value"},
+		{"NameLong", `{"model":"yakor","messages":[{"role":"user","content":"hi","name":"` + strings.Repeat("a", 201) + `"}]}`, "messages[0].name", "invalid_value"},
 		{"Temperature", `{"model":"yakor",` + msgs + `,"temperature":3}`, "temperature", "invalid_value"},
 		{"TemperatureType", `{"model":"yakor",` + msgs + `,"temperature":"hot"}`, "temperature", "invalid_value"},
 		{"TopP", `{"model":"yakor",` + msgs + `,"top_p":1.5}`, "top_p", "invalid_value"},
@@ -46,7 +56,7 @@ func TestParseRefuses(t *testing.T) {
 		{"NoModel", `{` + msgs + `}`, "model", "missing_required_parameter"},
 		{"NoMessages", `{"model":"yakor","messages":[]}`, "messages", "missing_required_parameter"},
 		{"NoUserMessage", `{"model":"yakor","messages":[{"role":"system","content":"be brief"}]}`, "messages", "missing_required_parameter"},
-		{"Prefill", `{"model":"yakor","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"Hel"}]}`, "messages[1].role", "unsupported_value"},
+		{"PrefillAlone", `{"model":"yakor","messages":[{"role":"assistant","content":"Hel"}]}`, "messages[0].role", "unsupported_value"},
 		{"EmptyHistory", `{"model":"yakor","messages":[{"role":"assistant","content":" "},{"role":"user","content":"hi"}]}`, "messages[0].content", "invalid_value"},
 		{"NotObject", `[1]`, "", "invalid_value"},
 	} {
@@ -104,6 +114,60 @@ func TestInputs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, in); diff != "" {
 		t.Fatalf("inputs (-want +got):\n%s", diff)
+	}
+}
+
+// TestInputsTools: the caller's tools and choice go to the turn; trailing
+// tool messages are the turn's results, named by the calls they answer;
+// the calls and results before them are history with their meta; a user's
+// name and images reach the turn (the images named in its text); a
+// trailing assistant message is the prefill.
+func TestInputsTools(t *testing.T) {
+	body := `{"model":"yakor","tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}],
+	"tool_choice":"auto","parallel_tool_calls":false,"response_format":{"type":"json_object"},
+	"messages":[
+		{"role":"user","content":"Weather in Paris?","name":"ann"},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"18 C"}
+	]}`
+	r, err := oaicompat.ParseChatRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := r.Inputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Turn.Tools.Tools) != 1 || in.Turn.Tools.Tools[0].Name != "get_weather" || string(in.Turn.Tools.Choice) != `"auto"` ||
+		in.Turn.Tools.Parallel == nil || *in.Turn.Tools.Parallel || !in.Turn.Sampling.JSON() {
+		t.Fatalf("tools and format: %+v %+v", in.Turn.Tools, in.Turn.Sampling)
+	}
+	if diff := cmp.Diff([]turn.ToolResult{{CallID: "c1", Name: "get_weather", Content: "18 C"}}, in.Turn.ToolResults); diff != "" || in.Turn.Content != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	if len(in.History) != 2 || in.History[0].Author != "ann" || in.History[1].Meta == nil || in.History[1].Meta.ToolCalls[0].ID != "c1" ||
+		!strings.Contains(in.History[1].Content, "get_weather") {
+		t.Fatalf("history %+v", in.History)
+	}
+
+	body = `{"model":"yakor","messages":[{"role":"user","name":"ann","content":[{"type":"text","text":"What is it?"},
+		{"type":"image_url","image_url":{"url":"https://example.com/cat.png","detail":"low"}}]},{"role":"assistant","content":"It is"}]}`
+	if r, err = oaicompat.ParseChatRequest([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if in, err = r.Inputs(); err != nil {
+		t.Fatal(err)
+	}
+	if in.Turn.Content != "What is it?\n[image: https://example.com/cat.png]" || in.Turn.Author != "ann" || in.Turn.Prefill != "It is" ||
+		len(in.Turn.Images) != 1 || in.Turn.Images[0].Detail != "low" {
+		t.Fatalf("turn %+v", in.Turn)
+	}
+	again, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(again), `"image_url"`) {
+		t.Fatalf("encoded %s", again)
 	}
 }
 

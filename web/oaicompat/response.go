@@ -3,6 +3,7 @@ package oaicompat
 import (
 	"unicode/utf8"
 
+	"yakor/llm"
 	"yakor/turn"
 )
 
@@ -13,22 +14,37 @@ func CompletionID(turnID string) string { return "chatcmpl-" + turnID }
 // Completion is a finished turn as a chat.completion; model is the model
 // the client named, created the reply's time (Unix seconds).
 func Completion(o turn.Outcome, model string, created int64) ChatCompletion {
+	msg := ResponseMessage{Role: "assistant", ToolCalls: toolCalls(o.ToolCalls, false)}
+	if text := o.Text; text != "" || len(o.ToolCalls) == 0 {
+		msg.Content = &text
+	}
 	return ChatCompletion{
 		ID: CompletionID(o.TurnID), Object: ObjectCompletion, Created: created, Model: model,
-		Choices: []Choice{{
-			Message:      ResponseMessage{Role: "assistant", Content: o.Reply.Content},
-			FinishReason: FinishReason(o.Usage),
-		}},
-		Usage: UsageOf(o),
+		Choices: []Choice{{Message: msg, FinishReason: FinishReason(o.Usage), Logprobs: o.LogProbs}},
+		Usage:   UsageOf(o),
 	}
 }
 
-// FinishReason is OpenAI's finish_reason for a turn: "length" when the
-// model ran into max_tokens, "content_filter" when the server filtered the
-// reply, else "stop" (also when the model did not say, as offline).
+// toolCalls are calls in OpenAI's shape, with their indexes for a stream.
+func toolCalls(calls []llm.ToolCall, indexed bool) []ToolCall {
+	var out []ToolCall
+	for i, c := range calls {
+		tc := ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		if indexed {
+			tc.Index = &i
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// FinishReason is OpenAI's finish_reason for a turn: "tool_calls" when the
+// reply called the caller's tools, "length" when the model ran into
+// max_tokens, "content_filter" when the server filtered the reply, else
+// "stop" (also when the model did not say, as offline).
 func FinishReason(u turn.Usage) string {
 	switch u.FinishReason {
-	case "length", "content_filter":
+	case "length", "content_filter", "tool_calls":
 		return u.FinishReason
 	}
 	return "stop"
@@ -82,6 +98,12 @@ func (s *Stream) Role() Chunk {
 
 // Delta is a piece of the reply.
 func (s *Stream) Delta(text string) Chunk { return s.chunk(Delta{Content: &text}, nil) }
+
+// ToolCalls is the chunk of the reply's calls of the caller's tools, each
+// whole, under its index.
+func (s *Stream) ToolCalls(calls []llm.ToolCall) Chunk {
+	return s.chunk(Delta{ToolCalls: toolCalls(calls, true)}, nil)
+}
 
 // Finish is the last chunk of the choice: an empty delta and the reason.
 func (s *Stream) Finish(u turn.Usage) Chunk {

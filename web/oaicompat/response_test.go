@@ -42,7 +42,10 @@ func TestUsageOf(t *testing.T) {
 	if got := oaicompat.FinishReason(turn.Usage{FinishReason: "length"}); got != "length" {
 		t.Fatalf("finish reason %q", got)
 	}
-	if got := oaicompat.FinishReason(turn.Usage{FinishReason: "tool_calls"}); got != "stop" {
+	if got := oaicompat.FinishReason(turn.Usage{FinishReason: "tool_calls"}); got != "tool_calls" {
+		t.Fatalf("finish reason %q", got)
+	}
+	if got := oaicompat.FinishReason(turn.Usage{FinishReason: "function_call"}); got != "stop" {
 		t.Fatalf("finish reason %q", got)
 	}
 }

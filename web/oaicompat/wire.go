@@ -7,6 +7,8 @@
 // package's handlers and SSE writer use it.
 package oaicompat
 
+import "encoding/json"
+
 // Object names of OpenAI's responses.
 const (
 	ObjectCompletion = "chat.completion"
@@ -30,14 +32,33 @@ type Choice struct {
 	Index        int             `json:"index"`
 	Message      ResponseMessage `json:"message"`
 	FinishReason string          `json:"finish_reason"`
-	Logprobs     *struct{}       `json:"logprobs"` // always null
+	// Logprobs are the model server's, when asked for; else null.
+	Logprobs json.RawMessage `json:"logprobs"`
 }
 
-// ResponseMessage is the assistant's reply.
+// ResponseMessage is the assistant's reply: its text (null when it only
+// called tools) and its calls of the caller's tools.
 type ResponseMessage struct {
-	Role    string  `json:"role"`
-	Content string  `json:"content"`
-	Refusal *string `json:"refusal"` // always null
+	Role      string     `json:"role"`
+	Content   *string    `json:"content"`
+	Refusal   *string    `json:"refusal"` // always null
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+}
+
+// ToolCall is a call of one of the caller's tools; Index is set in
+// streamed deltas only.
+type ToolCall struct {
+	Index    *int         `json:"index,omitempty"`
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall is the function a tool call calls, with its arguments
+// (JSON text).
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // Usage is a reply's size in tokens. Estimated is Yakor's addition: true
@@ -73,8 +94,9 @@ type ChunkChoice struct {
 
 // Delta is what a chunk adds to the reply.
 type Delta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string     `json:"role,omitempty"`
+	Content   *string    `json:"content,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // Model is one entry of GET /v1/models.
@@ -99,4 +121,12 @@ func Models(names []string, created int64) ModelList {
 		l.Data = append(l.Data, Model{ID: n, Object: ObjectModel, Created: created, OwnedBy: "yakor"})
 	}
 	return l
+}
+
+// Text is the message's text, "" when it has none.
+func (m ResponseMessage) Text() string {
+	if m.Content == nil {
+		return ""
+	}
+	return *m.Content
 }
