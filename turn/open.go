@@ -73,6 +73,9 @@ func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, 
 		created bool
 	)
 	for _, r := range in.ToolResults {
+		if r.Name == "" {
+			r.Name = callName(t.calling, r.CallID)
+		}
 		m, c, err := h.AppendTo(ctx, t.scope, t.thread, ToolResultMessage(r, toolClientID(t.calling.ID, r.CallID)))
 		if err != nil {
 			return history.Message{}, false, err
@@ -102,7 +105,7 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 		if err != nil {
 			return Outcome{}, nil, fmt.Errorf("replay: %w", err)
 		}
-		return replayOf(userMsg, reply, prev.ID), nil, nil
+		return ReplayOf(userMsg, reply, prev.ID), nil, nil
 	}
 	if k, ok := e.unrecorded.get(prev.ID); ok {
 		// This engine ran the turn and knows it failed: its failure is

@@ -131,9 +131,9 @@ func answeredCalls(msgs []history.Message) int {
 	return n
 }
 
-// replayOf is the outcome of a turn answered before: its stored reply,
+// ReplayOf is the outcome of a turn answered before: its stored reply,
 // with its text and tool calls as the model wrote them.
-func replayOf(userMsg, reply history.Message, turnID string) Outcome {
+func ReplayOf(userMsg, reply history.Message, turnID string) Outcome {
 	o := Outcome{UserMessage: userMsg, Reply: reply, TurnID: turnID, Replayed: true, Text: reply.Content}
 	if reply.Meta != nil && len(reply.Meta.ToolCalls) > 0 {
 		o.Text = reply.Meta.Text
@@ -143,4 +143,17 @@ func replayOf(userMsg, reply history.Message, turnID string) Outcome {
 		o.Usage.FinishReason = "tool_calls"
 	}
 	return o
+}
+
+// callName is the name of the tool that m's call id called.
+func callName(m history.Message, id string) string {
+	if m.Meta == nil {
+		return ""
+	}
+	for _, c := range m.Meta.ToolCalls {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return ""
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,6 +44,7 @@ func registerOpenAIRoutes(e *gin.Engine, s *Server) {
 	v1.GET("/models", s.handleModelIndex)
 	v1.GET("/models/*id", s.handleModelView)
 	v1.POST("/chat/completions", s.turnSlot(), s.handleChatCompletion)
+	registerResponsesRoutes(v1, s)
 }
 
 // models are the names a request may give as its model: the alias and the
@@ -87,21 +87,12 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if !slices.Contains(s.models(), req.Model) {
-		s.fail(c, oaicompat.ModelNotFound(req.Model, s.models()))
-		return
-	}
-	in, err := req.Inputs()
+	in, err := s.chatInputs(c, req)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	in.Turn.ClientID = strings.TrimSpace(c.GetHeader(headerIdempotency))
-	if n := utf8.RuneCountInString(in.Turn.ClientID); n > maxIdempotencyKey {
-		s.fail(c, yakor.Errorf(yakor.EINVALID, "the %s header is %d characters long; the limit is %d", headerIdempotency, n, maxIdempotencyKey))
-		return
-	}
-	th, created, err := s.openThread(c, in)
+	th, created, err := s.openThread(c, in, "")
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -123,14 +114,15 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 }
 
 // openThread is the request's thread, within its end user (the user field
-// or X-Yakor-User, else the key's user): the one X-Yakor-Thread names
-// (which must exist); else the thread of the client's conversation key
+// or X-Yakor-User, else the key's user): the thread of the previous
+// response (Responses API), or the one X-Yakor-Thread names (which must
+// exist); else the thread of the client's conversation key
 // (X-Yakor-Conversation, metadata.conversation or prompt_cache_key); else
 // the user's default conversation. A thread made here gets the request's
 // earlier messages as its history and its system messages as its system
 // prompt; a thread that exists keeps its history, and takes a changed
 // system prompt (recording the change).
-func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread, bool, error) {
+func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs, prevResponse string) (history.Thread, bool, error) {
 	if err := s.actForRequestUser(c, in.User); err != nil {
 		return history.Thread{}, false, err
 	}
@@ -140,7 +132,13 @@ func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs) (history.Thread
 		created bool
 		err     error
 	)
-	if id := strings.TrimSpace(c.GetHeader(headerThread)); id != "" {
+	id := strings.TrimSpace(c.GetHeader(headerThread))
+	if prevResponse != "" {
+		if id, err = s.responseThread(c, prevResponse, id); err != nil {
+			return history.Thread{}, false, err
+		}
+	}
+	if id != "" {
 		th, err = s.threads.FindThread(ctx, scope.WithThread(id))
 	} else {
 		key, kerr := conversationKey(c, in)

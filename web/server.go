@@ -40,6 +40,7 @@ type Threads interface {
 	Messages(ctx context.Context, scope yakor.Scope, f history.MessageFilter) ([]history.Message, error)
 	OpenThread(ctx context.Context, scope yakor.Scope, o history.ThreadOpen) (history.Thread, bool, error)
 	SetSystemPrompt(ctx context.Context, scope yakor.Scope, prompt string) (history.Thread, error)
+	FindMessage(ctx context.Context, scope yakor.Scope, id int64) (history.Message, error)
 }
 
 // Searcher searches a thread's history.

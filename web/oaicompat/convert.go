@@ -106,11 +106,16 @@ func splitTurn(convo []Message, at []int, t *turn.Input) (int, error) {
 		end--
 	}
 	if end < len(convo) {
-		if end == 0 || len(convo[end-1].ToolCalls) == 0 {
-			return 0, invalid(fmt.Sprintf("messages[%d].role", at[end]), "tool messages must follow the assistant message whose tool_calls they answer")
+		// Results alone answer the thread's last calls (a client that keeps
+		// no history: previous_response_id); else they follow the calls.
+		var calls []llm.ToolCall
+		if end > 0 {
+			if calls = convo[end-1].ToolCalls; len(calls) == 0 {
+				return 0, invalid(fmt.Sprintf("messages[%d].role", at[end]), "tool messages must follow the assistant message whose tool_calls they answer")
+			}
 		}
 		for _, m := range convo[end:] {
-			t.ToolResults = append(t.ToolResults, turn.ToolResult{CallID: m.ToolCallID, Name: callName(convo[end-1].ToolCalls, m.ToolCallID), Content: m.Content})
+			t.ToolResults = append(t.ToolResults, turn.ToolResult{CallID: m.ToolCallID, Name: callName(calls, m.ToolCallID), Content: m.Content})
 		}
 		return end, nil
 	}

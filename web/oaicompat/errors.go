@@ -112,3 +112,9 @@ func kind(status int) (typ, code string) {
 	}
 	return "invalid_request_error", ""
 }
+
+// NotFound refuses a request whose param names something that does not
+// exist (404, invalid_value).
+func NotFound(param, format string, args ...any) error {
+	return requestError(CodeInvalidValue, param, yakor.ENOTFOUND, format, args...)
+}

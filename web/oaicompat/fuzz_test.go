@@ -134,7 +134,7 @@ func checkInputs(t *testing.T, body []byte, r oaicompat.ChatRequest, in oaicompa
 	}
 	switch {
 	case start < len(convo):
-		if len(in.Turn.ToolResults) != len(convo)-start || in.Turn.Content != "" || len(convo[start-1].ToolCalls) == 0 {
+		if len(in.Turn.ToolResults) != len(convo)-start || in.Turn.Content != "" || (start > 0 && len(convo[start-1].ToolCalls) == 0) {
 			fail("the turn is not the trailing tool results")
 		}
 		for i, r := range in.Turn.ToolResults {
