@@ -62,6 +62,7 @@ func TestCrossUserEveryRoute(t *testing.T) {
 		{"PATCH", "/api/v1/anchors/:id", "/api/v1/anchors/" + anchor, `{"topic":"mine"}`, 404},
 		{"DELETE", "/api/v1/anchors/:id", "/api/v1/anchors/" + anchor, "", 404},
 		{"GET", "/api/v1/turns/:id", "/api/v1/turns/" + reply.TurnID, "", 404},
+		{"GET", "/v1/responses/:id", "/v1/responses/resp_" + reply.TurnID, "", 404},
 		{"POST", "/api/v1/messages/:id/feedback", fmt.Sprintf("/api/v1/messages/%d/feedback", reply.Reply.ID), `{"thumb":"up"}`, 404},
 		{"PATCH", "/api/v1/facts/:id", "/api/v1/facts/" + fact, `{"text":"mine"}`, 404},
 		{"DELETE", "/api/v1/facts/:id", "/api/v1/facts/" + fact, "", 404},
@@ -94,6 +95,11 @@ func TestCrossUserEveryRoute(t *testing.T) {
 		t.Errorf("bob /v1 as alice: %d", r.code)
 	}
 	covered["POST /v1/chat/completions"] = true
+	// The Responses API, continuing Alice's response.
+	if r := s.chat(t, b, "POST", "/v1/responses", `{"model":"yakor","input":"Which card?","previous_response_id":"resp_`+reply.TurnID+`"}`); r.code != http.StatusNotFound || strings.Contains(r.body, "4417") {
+		t.Errorf("bob /v1/responses after alice's response: %d %s", r.code, r.body)
+	}
+	covered["POST /v1/responses"] = true
 
 	// Every list, as Bob: nothing of Alice's.
 	lists := map[string]string{

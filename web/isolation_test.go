@@ -57,6 +57,7 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 		{"PATCH", "/api/v1/anchors/:id", "/api/v1/anchors/" + anchor, `{"topic":"mine"}`},
 		{"DELETE", "/api/v1/anchors/:id", "/api/v1/anchors/" + anchor, ""},
 		{"GET", "/api/v1/turns/:id", "/api/v1/turns/" + reply.TurnID, ""},
+		{"GET", "/v1/responses/:id", "/v1/responses/resp_" + reply.TurnID, ""},
 		{"POST", "/api/v1/messages/:id/feedback", fmt.Sprintf("/api/v1/messages/%d/feedback", reply.Reply.ID), `{"thumb":"down"}`},
 		{"PATCH", "/api/v1/facts/:id", "/api/v1/facts/" + fact, `{"text":"mine"}`},
 		{"DELETE", "/api/v1/facts/:id", "/api/v1/facts/" + fact, ""},
@@ -95,6 +96,10 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 		t.Errorf("tenant B /v1/chat/completions in A's thread: %d", resp.StatusCode)
 	}
 	covered["POST /v1/chat/completions"] = true
+	if r := s.chat(t, b, "POST", "/v1/responses", `{"model":"yakor","input":"What does the oak board cost?","previous_response_id":"resp_`+reply.TurnID+`"}`); r.code != http.StatusNotFound || strings.Contains(r.body, "9000") {
+		t.Errorf("tenant B /v1/responses after A's response: %d %s", r.code, r.body)
+	}
+	covered["POST /v1/responses"] = true
 	for _, r := range web.Routes(s.srv) {
 		if strings.ContainsAny(r, ":*") && !covered[r] {
 			t.Errorf("route %s takes an id but no cross-tenant case calls it", r)
