@@ -38,7 +38,7 @@ ORDER BY id DESC LIMIT 1`
 // they are a user's message and a reply), among the messages up to through.
 func (s *Store) head(ctx context.Context, scope yakor.Scope, through int64) ([]Message, error) {
 	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id <= $4 AND kind <> 'summary' ORDER BY id LIMIT 2`
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id <= $4 AND kind <> 'summary' AND superseded_at IS NULL ORDER BY id LIMIT 2`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), through)
 	if err != nil {
 		return nil, postgres.Wrap("load head", err)
@@ -251,7 +251,7 @@ func (c *Compactor) toSummarize(ctx context.Context, scope yakor.Scope, prev Mes
 	}
 	var total int
 	if err := c.store.db.QueryRow(ctx, `SELECT coalesce(sum(chars), 0) FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <> 'summary'`,
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND kind <> 'summary' AND superseded_at IS NULL`,
 		scope.TenantID, scope.UserID, scope.ThreadParam(), after).Scan(&total); err != nil {
 		return nil, "", postgres.Wrap("compact", err)
 	}

@@ -98,6 +98,12 @@ type Message struct {
 	// Meta is what the message carries for the model besides its text
 	// (tool calls, the call a tool result answers); nil for most.
 	Meta *Meta
+	// Chain links the message into its client's conversation (Chain); nil
+	// for messages of clients that do not send one.
+	Chain []byte
+	// SupersededAt is when a client's edit or regenerate put the message on
+	// an earlier branch (out of the window and search); nil on the branch.
+	SupersededAt *time.Time
 }
 
 // Meta is what a message carries besides its text. Content holds it
@@ -129,6 +135,7 @@ type NewMessage struct {
 	TurnID   string // optional: the turn that wrote it
 	Author   string // optional: the speaker's name; names are not search evidence
 	Meta     *Meta  // optional: tool calls, or the call a tool result answers
+	Chain    []byte // optional: the message's link in its client's conversation
 	// CreatedAt, for Import only, keeps an imported message's original time
 	// (zero: now).
 	CreatedAt time.Time

@@ -13,11 +13,11 @@ import (
 	"yakor/postgres"
 )
 
-const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at, coalesce(summary_through, 0), meta`
+const messageColumns = `id, thread_id::text, role, kind, content, chars, author, coalesce(client_id, ''), coalesce(turn_id::text, ''), created_at, coalesce(summary_through, 0), meta, chain, superseded_at`
 
 func scanMessage(r pgx.CollectableRow) (Message, error) {
 	var m Message
-	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt, &m.SummaryThrough, &m.Meta)
+	err := r.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Kind, &m.Content, &m.Chars, &m.Author, &m.ClientID, &m.TurnID, &m.CreatedAt, &m.SummaryThrough, &m.Meta, &m.Chain, &m.SupersededAt)
 	return m, err
 }
 
@@ -92,8 +92,8 @@ func (s *Store) insert(ctx context.Context, scope yakor.Scope, nm NewMessage) (m
 	}
 	const ins = `
 WITH ins AS (
-    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id, author, meta)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, turn_id, author, meta, chain)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
     ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
     RETURNING ` + messageColumns + `
 ), touch AS (
@@ -102,7 +102,7 @@ WITH ins AS (
     WHERE tenant_id = $1 AND id = $3 AND EXISTS (SELECT 1 FROM ins)
 )
 SELECT * FROM ins`
-	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID, nm.Author, nm.Meta)
+	rows, err := s.db.Query(ctx, ins, scope.TenantID, scope.UserID, scope.ThreadID, nm.Role, nm.Kind, nm.Content, clientID, turnID, nm.Author, nm.Meta, nm.Chain)
 	if err != nil {
 		return Message{}, false, postgres.Wrap("append message", err)
 	}
@@ -188,7 +188,7 @@ ORDER BY id LIMIT $5`
 // user's, has none.
 func (s *Store) Between(ctx context.Context, scope yakor.Scope, afterID, upTo int64) ([]Message, error) {
 	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND id <= $5 AND kind = 'message'
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND id <= $5 AND kind = 'message' AND superseded_at IS NULL
 ORDER BY id`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), afterID, upTo)
 	if err != nil {
@@ -205,7 +205,7 @@ ORDER BY id`
 // message) after message id.
 func (s *Store) LaterReply(ctx context.Context, scope yakor.Scope, id int64) (bool, error) {
 	const q = `SELECT EXISTS (SELECT 1 FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = 'assistant' AND kind = 'message')`
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = 'assistant' AND kind = 'message' AND superseded_at IS NULL)`
 	var later bool
 	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), id).Scan(&later)
 	return later, postgres.Wrap("find a later reply", err)
@@ -246,7 +246,7 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 		after = sum.SummaryThrough
 	}
 	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4) AND id > $6 AND kind <> 'summary'
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4) AND id > $6 AND kind <> 'summary' AND superseded_at IS NULL
 ORDER BY id DESC LIMIT $5`
 	var (
 		window []Message
@@ -301,6 +301,7 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 	}
 	now := time.Now()
 	cols := make([][]string, 6) // role, kind, content, client id, author, meta
+	chains := make([][]byte, len(msgs))
 	created := make([]time.Time, len(msgs))
 	for i, m := range msgs {
 		kind := m.Kind
@@ -314,6 +315,7 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 		for c, v := range []string{m.Role, kind, m.Content, m.ClientID, m.Author, meta} {
 			cols[c] = append(cols[c], v)
 		}
+		chains[i] = m.Chain
 		created[i] = m.CreatedAt
 		if created[i].IsZero() {
 			created[i] = now
@@ -321,12 +323,12 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 	}
 	// One statement, rows in order (ids follow it), and no COPY, which
 	// PostgreSQL refuses under row-level security.
-	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, author, created_at, meta)
-SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at, nullif(m.meta, '')::jsonb
-FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
-    WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, meta, n)
+	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, author, created_at, meta, chain)
+SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at, nullif(m.meta, '')::jsonb, m.chain
+FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::bytea[])
+    WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, meta, chain, n)
 ORDER BY m.n`
-	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created, cols[5])
+	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created, cols[5], chains)
 	if err != nil {
 		return 0, postgres.Wrap("import messages", err)
 	}
@@ -380,10 +382,10 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id = ANY($4) ORDER 
 // (dir < 0) or after (dir > 0) message id; ok is false when there is none.
 func (s *Store) Neighbour(ctx context.Context, scope yakor.Scope, id int64, role string, dir int) (m Message, ok bool, err error) {
 	q := `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = $5 AND kind = 'message' ORDER BY id LIMIT 1`
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ORDER BY id LIMIT 1`
 	if dir < 0 {
 		q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = $5 AND kind = 'message' ORDER BY id DESC LIMIT 1`
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ORDER BY id DESC LIMIT 1`
 	}
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), id, role)
 	if err != nil {
@@ -406,7 +408,7 @@ const toolCallsReach = 64
 func (s *Store) LastToolCalls(ctx context.Context, scope yakor.Scope) (Message, bool, error) {
 	const q = `SELECT * FROM (
     SELECT ` + messageColumns + ` FROM messages
-    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind <> 'summary'
+    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind <> 'summary' AND superseded_at IS NULL
     ORDER BY id DESC LIMIT $4
 ) last WHERE role = 'assistant' AND meta ? 'tool_calls' ORDER BY id DESC LIMIT 1`
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), toolCallsReach)

@@ -41,7 +41,7 @@ var _ search.Semantic = (*MessageIndex)(nil)
 const unembeddedSQL = `
 SELECT m.id, m.content FROM messages m
 WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3
-  AND ($5::bigint = 0 OR m.id <= $5) AND m.id > $6 AND m.kind <> 'summary'
+  AND ($5::bigint = 0 OR m.id <= $5) AND m.id > $6 AND m.kind <> 'summary' AND m.superseded_at IS NULL
   AND NOT EXISTS (
     SELECT 1 FROM message_embeddings e
     WHERE e.tenant_id = m.tenant_id AND e.thread_id = m.thread_id AND e.space_id = $4 AND e.message_id = m.id
@@ -139,7 +139,7 @@ FROM (
 ) n
 CROSS JOIN LATERAL (
     SELECT 1 FROM messages m
-    WHERE m.tenant_id = $1 AND m.id = n.message_id AND m.user_id = $2 AND m.thread_id = $3 AND m.kind <> 'summary'
+    WHERE m.tenant_id = $1 AND m.id = n.message_id AND m.user_id = $2 AND m.thread_id = $3 AND m.kind <> 'summary' AND m.superseded_at IS NULL
     LIMIT 1
 ) m
 ORDER BY n.distance, n.message_id DESC`

@@ -39,12 +39,12 @@ FROM unnest($4::bigint[]) AS h(id)
 JOIN messages m ON m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND m.id = h.id
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id AND kind <> 'summary'
+    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id AND kind <> 'summary' AND superseded_at IS NULL
     ORDER BY id DESC LIMIT 1
 ) p ON true
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7) AND kind <> 'summary'
+    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7) AND kind <> 'summary' AND superseded_at IS NULL
     ORDER BY id LIMIT 1
 ) x ON true`
 

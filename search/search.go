@@ -181,7 +181,7 @@ WITH kw AS (
     FROM kw CROSS JOIN LATERAL (
         SELECT id FROM messages
         WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
-          AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary'
+          AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
           AND folded LIKE kw.pat
         LIMIT $6
     ) m
@@ -202,7 +202,7 @@ SELECT c.id, ts_rank(c.tsv, q.q)::float8 AS rank
 FROM q, LATERAL (
     SELECT id, tsv FROM messages
     WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
-      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary'
+      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
       AND tsv @@ q.q
     LIMIT $6
 ) c
@@ -220,7 +220,7 @@ SELECT m.id, k.i::int, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 E
 FROM messages m
 CROSS JOIN websearch_to_tsquery('russian', $5) AS q(q)
 LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i) ON strpos(m.folded, k.s) > 0
-WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND ($6::bigint = 0 OR m.id < $6) AND m.kind <> 'summary'
+WHERE m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND ($6::bigint = 0 OR m.id < $6) AND m.kind <> 'summary' AND m.superseded_at IS NULL
   AND (k.i IS NOT NULL OR m.tsv @@ q.q)`
 
 type scored struct {

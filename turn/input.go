@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"yakor"
@@ -35,6 +36,21 @@ type Input struct {
 	Tools Tools
 	// Sampling is passed to each of the turn's model calls.
 	Sampling Sampling
+	// Link stores the turn's messages linked into their client's
+	// conversation (history.Chain).
+	Link Link
+}
+
+// Link is how a turn's messages join their client's conversation.
+type Link struct {
+	// On links the turn's messages and reply; Prev is the link of the
+	// client's message before the turn (nil: the thread's newest).
+	On   bool
+	Prev []byte
+	// RegenerateBefore answers anew a message sent again whose answer was
+	// stored before this time (a client's regenerate); a later answer is
+	// replayed (a retry that waited for the first). Zero: always replayed.
+	RegenerateBefore time.Time
 }
 
 // Sampling is how the model writes a turn's reply; zero values leave each

@@ -32,7 +32,7 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 			return fmt.Errorf("send: %w", err)
 		}
 		if !created {
-			if replayed, recorded, err = e.replay(ctx, tx, scope, userMsg); err != nil || replayed.Replayed {
+			if replayed, recorded, err = e.replay(ctx, tx, scope, userMsg, t.in.Link.RegenerateBefore); err != nil || replayed.Replayed {
 				return err
 			}
 		}
@@ -64,8 +64,14 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 // last), and whether it was stored now.
 func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, error) {
 	h, in := t.e.history.WithTx(tx), t.in
+	prev, err := t.prevLink(ctx, h)
+	if err != nil {
+		return history.Message{}, false, err
+	}
 	if len(in.ToolResults) == 0 {
-		return h.AppendTo(ctx, t.scope, t.thread, history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID, Author: in.Author})
+		nm := history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID, Author: in.Author}
+		nm.Chain = link(prev, nm)
+		return h.AppendTo(ctx, t.scope, t.thread, nm)
 	}
 	t.results = t.results[:0]
 	var (
@@ -76,7 +82,10 @@ func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, 
 		if r.Name == "" {
 			r.Name = callName(t.calling, r.CallID)
 		}
-		m, c, err := h.AppendTo(ctx, t.scope, t.thread, ToolResultMessage(r, toolClientID(t.calling.ID, r.CallID)))
+		nm := ToolResultMessage(r, toolClientID(t.calling.ID, r.CallID))
+		nm.Chain = link(prev, nm)
+		prev = nm.Chain
+		m, c, err := h.AppendTo(ctx, t.scope, t.thread, nm)
 		if err != nil {
 			return history.Message{}, false, err
 		}
@@ -86,18 +95,45 @@ func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, 
 	return last, created, nil
 }
 
+// prevLink is the link the turn's first message follows: the client's
+// (Link.Prev) or the thread's newest message's; nil when the turn is not
+// linked.
+func (t *turnRun) prevLink(ctx context.Context, h *history.Store) ([]byte, error) {
+	if !t.in.Link.On {
+		return nil, nil
+	}
+	if t.in.Link.Prev != nil {
+		return t.in.Link.Prev, nil
+	}
+	return h.LastChain(ctx, t.scope)
+}
+
+// link is nm's link after prev, nil when prev is (the turn is not linked).
+func link(prev []byte, nm history.NewMessage) []byte {
+	if prev == nil {
+		return nil
+	}
+	return history.ChainOf(prev, nm)
+}
+
 // trace is the record of the running turn turnID, answering userMsg.
 func (e *Engine) trace(scope yakor.Scope, turnID string, userMsg int64) Trace {
 	return Trace{ID: turnID, ThreadID: scope.ThreadID, UserMessageID: userMsg, Provider: e.model.Provider(), Model: e.model.Model(), Timings: map[string]float64{}}
 }
 
-// replay answers a resent message: with the stored reply when it was
+// replay answers a resent message: anew when its answer was stored before
+// regenerate (its reply is superseded), with the stored reply when it was
 // answered (Replayed), ECONFLICT while another turn is answering it, or a
 // zero Outcome when it should be answered now (its earlier turn failed or
 // died); recorded is the kept failure it recorded, if any.
-func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message) (out Outcome, recorded *unrecordedTurn, err error) {
+func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userMsg history.Message, regenerate time.Time) (out Outcome, recorded *unrecordedTurn, err error) {
 	prev, ok, err := answered(ctx, tx, scope, userMsg.ID)
 	if err != nil || !ok {
+		return Outcome{}, nil, err
+	}
+	if prev.Status == StatusOK && prev.FinishedAt != nil && prev.FinishedAt.Before(regenerate) {
+		// Sent again after its answer: the client asks for another one.
+		_, err := e.history.WithTx(tx).Supersede(ctx, scope, []int64{prev.ReplyMessageID})
 		return Outcome{}, nil, err
 	}
 	if prev.Status == StatusOK {
@@ -132,7 +168,9 @@ func (t *turnRun) storeReply(ctx context.Context, text string, calls []llm.ToolC
 	var reply history.Message
 	err := pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
 		var err error
-		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, ReplyMessage(t.in.Prefill+text, calls, t.tr.ID))
+		nm := ReplyMessage(t.in.Prefill+text, calls, t.tr.ID)
+		nm.Chain = link(t.userMsg.Chain, nm)
+		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, nm)
 		if err != nil {
 			return err
 		}

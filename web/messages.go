@@ -28,10 +28,13 @@ type messageJSON struct {
 	ClientID  string    `json:"client_id,omitempty"`
 	TurnID    string    `json:"turn_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// SupersededAt is set on a message of an earlier branch (a client's
+	// edit or regenerate): kept, out of the window and search.
+	SupersededAt *time.Time `json:"superseded_at,omitempty"`
 }
 
 func toMessageJSON(m history.Message) messageJSON {
-	return messageJSON{ID: m.ID, Role: m.Role, Kind: m.Kind, Content: m.Content, ClientID: m.ClientID, TurnID: m.TurnID, CreatedAt: m.CreatedAt}
+	return messageJSON{ID: m.ID, Role: m.Role, Kind: m.Kind, Content: m.Content, ClientID: m.ClientID, TurnID: m.TurnID, CreatedAt: m.CreatedAt, SupersededAt: m.SupersededAt}
 }
 
 type turnJSON struct {

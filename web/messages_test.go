@@ -10,10 +10,11 @@ import (
 )
 
 type message struct {
-	ID      int64  `json:"id"`
-	Role    string `json:"role"`
-	Kind    string `json:"kind"`
-	Content string `json:"content"`
+	ID           int64   `json:"id"`
+	Role         string  `json:"role"`
+	Kind         string  `json:"kind"`
+	Content      string  `json:"content"`
+	SupersededAt *string `json:"superseded_at"`
 }
 
 type turnResp struct {

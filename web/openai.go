@@ -102,7 +102,7 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 	scope := scopeOf(c).WithThread(th.ID)
 	now := time.Now().Unix()
 	if !in.Stream {
-		out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(turn.Event) error { return nil })
+		out, err := s.sendTurn(c, scope, in.Turn, func(turn.Event) error { return nil })
 		if err != nil {
 			s.fail(c, err)
 			return
@@ -116,48 +116,69 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 // openThread is the request's thread, within its end user (the user field
 // or X-Yakor-User, else the key's user): the thread of the previous
 // response (Responses API), or the one X-Yakor-Thread names (which must
-// exist); else the thread of the client's conversation key
-// (X-Yakor-Conversation, metadata.conversation or prompt_cache_key); else
-// the user's default conversation. A thread made here gets the request's
-// earlier messages as its history and its system messages as its system
-// prompt; a thread that exists keeps its history, and takes a changed
-// system prompt (recording the change).
+// exist); else findOrOpen's. A thread made here gets the request's earlier
+// messages as its history and its system messages as its system prompt; a
+// thread that exists follows the client's conversation (follow), and takes
+// a changed system prompt (recording the change).
 func (s *Server) openThread(c *gin.Context, in oaicompat.Inputs, prevResponse string) (history.Thread, bool, error) {
 	if err := s.actForRequestUser(c, in.User); err != nil {
 		return history.Thread{}, false, err
 	}
 	ctx, scope := c.Request.Context(), scopeOf(c)
-	var (
-		th      history.Thread
-		created bool
-		err     error
-	)
 	id := strings.TrimSpace(c.GetHeader(headerThread))
 	if prevResponse != "" {
+		var err error
 		if id, err = s.responseThread(c, prevResponse, id); err != nil {
 			return history.Thread{}, false, err
 		}
 	}
-	if id != "" {
-		th, err = s.threads.FindThread(ctx, scope.WithThread(id))
-	} else {
-		key, kerr := conversationKey(c, in)
-		if kerr != nil {
-			return history.Thread{}, false, kerr
-		}
-		th, created, err = s.threads.OpenThread(ctx, scope, history.ThreadOpen{
-			Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
-			MaxHistory: s.maxImport,
-		})
-		if errors.Is(err, history.ErrLongHistory) {
-			return history.Thread{}, false, oaicompat.Invalid("messages", "%s", yakor.ErrorMessage(err))
-		}
+	th, created, err := s.findOrOpen(c, in, id)
+	if err == nil && !created {
+		err = s.follow(ctx, scope.WithThread(th.ID), in)
 	}
 	if err != nil || created || in.SystemPrompt == "" || in.SystemPrompt == th.SystemPrompt {
 		return th, created, err
 	}
 	th, err = s.threads.SetSystemPrompt(ctx, scope.WithThread(th.ID), in.SystemPrompt)
 	return th, false, err
+}
+
+// findOrOpen is the request's thread: the one id names; else the thread of
+// the client's conversation key; else, for a request that carries its
+// conversation, the thread that holds it (history.FindChain); else the
+// user's default conversation.
+func (s *Server) findOrOpen(c *gin.Context, in oaicompat.Inputs, id string) (history.Thread, bool, error) {
+	ctx, scope := c.Request.Context(), scopeOf(c)
+	if id != "" {
+		th, err := s.threads.FindThread(ctx, scope.WithThread(id))
+		return th, false, err
+	}
+	key, err := conversationKey(c, in)
+	if err != nil {
+		return history.Thread{}, false, err
+	}
+	chains := history.Chains(in.History)
+	for i := range in.History {
+		in.History[i].Chain = chains[i]
+	}
+	if key == defaultConversation && len(in.History) > 0 {
+		found, n, err := s.threads.FindChain(ctx, scope, chains)
+		if err != nil {
+			return history.Thread{}, false, err
+		}
+		if n > 0 {
+			th, err := s.threads.FindThread(ctx, scope.WithThread(found))
+			return th, false, err
+		}
+	}
+	th, created, err := s.threads.OpenThread(ctx, scope, history.ThreadOpen{
+		Key: key, Create: history.ThreadCreate{Title: in.Title, SystemPrompt: in.SystemPrompt}, History: in.History,
+		MaxHistory: s.maxImport,
+	})
+	if errors.Is(err, history.ErrLongHistory) {
+		return history.Thread{}, false, oaicompat.Invalid("messages", "%s", yakor.ErrorMessage(err))
+	}
+	return th, created, err
 }
 
 // conversationKey is the client's key for the request's conversation:
@@ -186,7 +207,7 @@ func (s *Server) streamCompletion(c *gin.Context, scope yakor.Scope, in oaicompa
 		chunks = oaicompat.NewStream(turnID, in.Model, now)
 		return sse.data(chunks.Role())
 	}
-	out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(ev turn.Event) error {
+	out, err := s.sendTurn(c, scope, in.Turn, func(ev turn.Event) error {
 		if ev.Text == "" {
 			return nil // a search: Yakor's own, shown in the turn's trace
 		}

@@ -124,7 +124,7 @@ func requestMessage(role, content string) map[string]any {
 func (s *stack) storedMessages(tb testing.TB, thread string) []message {
 	tb.Helper()
 	// The owner's view: the thread may be any end user's.
-	rows, err := s.pool.Query(context.Background(), `SELECT id, role, kind, content FROM messages WHERE thread_id = $1 ORDER BY id`, thread)
+	rows, err := s.pool.Query(context.Background(), `SELECT id, role, kind, content, superseded_at::text FROM messages WHERE thread_id = $1 ORDER BY id`, thread)
 	if err != nil {
 		tb.Fatalf("list messages of %s: %v", thread, err)
 	}

@@ -59,7 +59,7 @@ func (s *Server) handleResponseCreate(c *gin.Context) {
 		s.streamResponse(c, scope, in, rr, now)
 		return
 	}
-	out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(turn.Event) error { return nil })
+	out, err := s.sendTurn(c, scope, in.Turn, func(turn.Event) error { return nil })
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -81,6 +81,7 @@ func (s *Server) chatInputs(c *gin.Context, req oaicompat.ChatRequest) (oaicompa
 	if n := utf8.RuneCountInString(in.Turn.ClientID); n > maxIdempotencyKey {
 		return oaicompat.Inputs{}, yakor.Errorf(yakor.EINVALID, "the %s header is %d characters long; the limit is %d", headerIdempotency, n, maxIdempotencyKey)
 	}
+	linkTurn(&in, time.Now())
 	return in, nil
 }
 
@@ -107,7 +108,7 @@ func (s *Server) streamResponse(c *gin.Context, scope yakor.Scope, in oaicompat.
 		events = oaicompat.NewResponseStream(oaicompat.NewResponse(turnID, in.Model, now, rr))
 		return send(events.Created()...)
 	}
-	out, err := s.turns.Send(c.Request.Context(), scope, in.Turn, func(ev turn.Event) error {
+	out, err := s.sendTurn(c, scope, in.Turn, func(ev turn.Event) error {
 		if ev.Text == "" {
 			return nil // a search: Yakor's own
 		}

@@ -41,6 +41,8 @@ type Threads interface {
 	OpenThread(ctx context.Context, scope yakor.Scope, o history.ThreadOpen) (history.Thread, bool, error)
 	SetSystemPrompt(ctx context.Context, scope yakor.Scope, prompt string) (history.Thread, error)
 	FindMessage(ctx context.Context, scope yakor.Scope, id int64) (history.Message, error)
+	FindChain(ctx context.Context, scope yakor.Scope, chains [][]byte) (thread string, n int, err error)
+	Follow(ctx context.Context, scope yakor.Scope, history []history.NewMessage, next []byte, max int) (superseded, stored int64, err error)
 }
 
 // Searcher searches a thread's history.
