@@ -1,9 +1,11 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -291,18 +293,26 @@ func reverse(ms []Message) []Message {
 // import into a thread once. Run it in a transaction to make it all or
 // nothing.
 func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage) (int64, error) {
+	created, err := s.ImportMessages(ctx, scope, msgs)
+	return int64(len(created)), err
+}
+
+// ImportMessages is Import, returning the messages it stored: a message
+// whose client id the thread holds is not stored again (a repeated import
+// stores nothing twice).
+func (s *Store) ImportMessages(ctx context.Context, scope yakor.Scope, msgs []NewMessage) ([]Message, error) {
 	if _, err := s.FindThread(ctx, scope); err != nil {
-		return 0, err
+		return nil, err
 	}
 	for i, m := range msgs {
 		if err := ValidateContent(m.Content, 0); err != nil {
-			return 0, fmt.Errorf("import message %d: %w", i, err)
+			return nil, fmt.Errorf("import message %d: %w", i, err)
 		}
 	}
 	now := time.Now()
 	cols := make([][]string, 6) // role, kind, content, client id, author, meta
 	chains := make([][]byte, len(msgs))
-	created := make([]time.Time, len(msgs))
+	times := make([]time.Time, len(msgs))
 	for i, m := range msgs {
 		kind := m.Kind
 		if kind == "" {
@@ -310,15 +320,15 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 		}
 		meta, err := metaText(m.Meta)
 		if err != nil {
-			return 0, fmt.Errorf("import message %d: %w", i, err)
+			return nil, fmt.Errorf("import message %d: %w", i, err)
 		}
 		for c, v := range []string{m.Role, kind, m.Content, m.ClientID, m.Author, meta} {
 			cols[c] = append(cols[c], v)
 		}
 		chains[i] = m.Chain
-		created[i] = m.CreatedAt
-		if created[i].IsZero() {
-			created[i] = now
+		times[i] = m.CreatedAt
+		if times[i].IsZero() {
+			times[i] = now
 		}
 	}
 	// One statement, rows in order (ids follow it), and no COPY, which
@@ -327,15 +337,22 @@ func (s *Store) Import(ctx context.Context, scope yakor.Scope, msgs []NewMessage
 SELECT $1, $2, $3, m.role, m.kind, m.content, nullif(m.client_id, ''), m.author, m.created_at, nullif(m.meta, '')::jsonb, m.chain
 FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::bytea[])
     WITH ORDINALITY AS m(role, kind, content, client_id, author, created_at, meta, chain, n)
-ORDER BY m.n`
-	tag, err := s.db.Exec(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], created, cols[5], chains)
+ORDER BY m.n
+ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+RETURNING ` + messageColumns
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, cols[0], cols[1], cols[2], cols[3], cols[4], times, cols[5], chains)
 	if err != nil {
-		return 0, postgres.Wrap("import messages", err)
+		return nil, postgres.Wrap("import messages", err)
 	}
-	n := tag.RowsAffected()
+	created, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, postgres.Wrap("import messages", err)
+	}
+	slices.SortFunc(created, func(a, b Message) int { return cmp.Compare(a.ID, b.ID) })
+	n := len(created)
 	var authors []string
 	seen := map[string]bool{}
-	for _, m := range msgs {
+	for _, m := range created {
 		if m.Author != "" && !seen[m.Author] {
 			seen[m.Author] = true
 			authors = append(authors, m.Author)
@@ -345,9 +362,9 @@ ORDER BY m.n`
     authors = ARRAY(SELECT a FROM unnest(authors || $4::text[]) WITH ORDINALITY AS u(a, i) GROUP BY a ORDER BY min(i))
 WHERE tenant_id = $1 AND id = $2`
 	if _, err := s.db.Exec(ctx, touch, scope.TenantID, scope.ThreadID, n, authors); err != nil {
-		return n, postgres.Wrap("import messages", err)
+		return nil, postgres.Wrap("import messages", err)
 	}
-	return n, nil
+	return created, nil
 }
 
 // metaText is m as JSON text, "" for none.

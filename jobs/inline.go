@@ -84,7 +84,7 @@ func (w Workers) runAfterTurn(ctx context.Context, scope yakor.Scope, a turn.Aft
 			return fmt.Errorf("anchors: %w", err)
 		}
 	}
-	if w.Grader != nil {
+	if w.Grader != nil && !a.Imported {
 		if err := w.Grader.GradeReply(ctx, scope, a.ReplyID, false); err != nil {
 			return fmt.Errorf("grade: %w", err)
 		}

@@ -251,7 +251,7 @@ func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Sc
 	if a.Anchor && c.w.Anchors != nil {
 		params = append(params, river.InsertManyParams{Args: AnchorArgs{t}})
 	}
-	if c.w.Grader != nil {
+	if c.w.Grader != nil && !a.Imported {
 		params = append(params, river.InsertManyParams{Args: GradeArgs{Thread: ThreadOf(scope), ReplyID: a.ReplyID}})
 	}
 	if c.w.Messages != nil {

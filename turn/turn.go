@@ -78,6 +78,9 @@ type AfterTurn struct {
 	ReplyID       int64
 	// Anchor asks to anchor the thread up to the reply.
 	Anchor bool
+	// Imported says the messages up to ReplyID were imported, not a turn:
+	// the thread's memory is brought up to them, and nothing is graded.
+	Imported bool
 }
 
 // Memory is long-term memory: what a message calls up, and the grades of

@@ -56,6 +56,8 @@ func TestCrossUserEveryRoute(t *testing.T) {
 		{"GET", "/api/v1/threads/:id/messages", "/api/v1/threads/" + thread + "/messages", "", 404},
 		{"POST", "/api/v1/threads/:id/messages", "/api/v1/threads/" + thread + "/messages", `{"content":"hi"}`, 404},
 		{"GET", "/api/v1/threads/:id/context", "/api/v1/threads/" + thread + "/context", "", 404},
+		{"POST", "/api/v1/threads/:id/context", "/api/v1/threads/" + thread + "/context", `{"message":"Which secret?"}`, 404},
+		{"POST", "/api/v1/threads/:id/messages/import", "/api/v1/threads/" + thread + "/messages/import", `{"messages":[{"role":"user","content":"mine"}]}`, 404},
 		{"GET", "/api/v1/threads/:id/anchors", "/api/v1/threads/" + thread + "/anchors", "", 404},
 		{"GET", "/api/v1/threads/:id/search", "/api/v1/threads/" + thread + "/search?q=card", "", 404},
 		{"POST", "/api/v1/threads/:id/refresh", "/api/v1/threads/" + thread + "/refresh", "", 404},

@@ -30,6 +30,8 @@ func RequestBodies() map[string]any {
 		"feedbackGive":     new(feedbackGive),
 		"keyCreate":        new(keyCreate),
 		"messageSend":      new(messageSend),
+		"contextPreview":   new(contextPreview),
+		"messageImport":    new(messageImport),
 		"threadCreate":     new(threadCreate),
 		"threadRename":     new(threadRename),
 		"topicCreate":      new(topicCreate),

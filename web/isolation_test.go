@@ -51,6 +51,8 @@ func TestCrossTenantEveryRoute(t *testing.T) {
 		{"GET", "/api/v1/threads/:id/messages", "/api/v1/threads/" + thread + "/messages", ""},
 		{"POST", "/api/v1/threads/:id/messages", "/api/v1/threads/" + thread + "/messages", `{"content":"hi"}`},
 		{"GET", "/api/v1/threads/:id/context", "/api/v1/threads/" + thread + "/context", ""},
+		{"POST", "/api/v1/threads/:id/context", "/api/v1/threads/" + thread + "/context", `{"message":"Which secret?"}`},
+		{"POST", "/api/v1/threads/:id/messages/import", "/api/v1/threads/" + thread + "/messages/import", `{"messages":[{"role":"user","content":"mine"}]}`},
 		{"GET", "/api/v1/threads/:id/anchors", "/api/v1/threads/" + thread + "/anchors", ""},
 		{"GET", "/api/v1/threads/:id/search", "/api/v1/threads/" + thread + "/search?q=oak", ""},
 		{"POST", "/api/v1/threads/:id/refresh", "/api/v1/threads/" + thread + "/refresh", ""},

@@ -21,7 +21,8 @@ func toSearchJSON(query string, keywords []string, hits []search.Hit) gin.H {
 }
 
 // handleThreadSearch searches a thread with the engine the model uses:
-// ?q= the words, ?budget= characters of hits (default 8,000), ?limit= hits.
+// ?q= the words, ?budget= characters of hits (default 8,000), ?limit= hits,
+// ?before= a message id (only what precedes it, as a turn's search).
 func (s *Server) handleThreadSearch(c *gin.Context) {
 	q := c.Query("q")
 	if err := validQuery(q); err != nil {
@@ -29,6 +30,14 @@ func (s *Server) handleThreadSearch(c *gin.Context) {
 		return
 	}
 	opt := search.Options{}
+	if v := c.Query("before"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 {
+			s.fail(c, yakor.Errorf(yakor.EINVALID, "before must be a message id"))
+			return
+		}
+		opt.BeforeID = id
+	}
 	for name, dst := range map[string]*int{"budget": &opt.Budget, "limit": &opt.Limit} {
 		if v := c.Query(name); v != "" {
 			n, err := strconv.Atoi(v)

@@ -29,6 +29,8 @@ type Turns interface {
 	Send(ctx context.Context, scope yakor.Scope, in turn.Input, fn func(turn.Event) error) (turn.Outcome, error)
 	Context(ctx context.Context, scope yakor.Scope) (turn.Prompt, error)
 	FindTrace(ctx context.Context, scope yakor.Scope, id string) (turn.Trace, error)
+	Preview(ctx context.Context, scope yakor.Scope, message string) (turn.Preview, error)
+	Import(ctx context.Context, scope yakor.Scope, msgs []history.NewMessage) ([]history.Message, error)
 }
 
 // Threads reads and writes threads and their messages.
@@ -204,6 +206,7 @@ func NewServer(d Deps) *Server {
 	registerMessageRoutes(api, s)
 	registerTurnRoutes(api, s)
 	registerSearchRoutes(api, s)
+	registerMemoryOnlyRoutes(api, s)
 	registerAnchorRoutes(api, s)
 	registerMemoryRoutes(api, s)
 	registerResearchRoutes(api, s)
