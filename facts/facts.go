@@ -83,6 +83,7 @@ type Filter struct {
 	Scope    string // chat, user, project or "" for all
 	ThreadID string // chat facts of this thread only; with scope project, that thread's project
 	Closed   bool   // also closed facts (superseded, forgotten, evicted)
+	Page     yakor.Page
 }
 
 // List lists scope's user's facts, newest first.
@@ -103,9 +104,9 @@ func (s *Store) List(ctx context.Context, scope yakor.Scope, f Filter) ([]Fact, 
 	const q = `SELECT ` + factColumns + ` FROM facts
 WHERE tenant_id = $1 AND user_id = $2 AND ($3 = '' OR scope = $3) AND ($4 OR valid_to IS NULL)
   AND ($5 = '' OR scope <> 'chat' OR thread_id::text = $5)
-  AND ($6 OR scope <> 'project' OR project_id IS NOT DISTINCT FROM nullif($7, '')::uuid)
-ORDER BY id DESC LIMIT 1000`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Scope, f.Closed, f.ThreadID, anyProject, project)
+  AND ($6 OR scope <> 'project' OR project_id IS NOT DISTINCT FROM nullif($7, '')::uuid) AND ($9 = 0 OR id < $9)
+ORDER BY id DESC LIMIT $8`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Scope, f.Closed, f.ThreadID, anyProject, project, f.Page.Size(), f.Page.Before)
 	if err != nil {
 		return nil, postgres.Wrap("list facts", err)
 	}

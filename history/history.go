@@ -247,19 +247,32 @@ func (s *Store) ThreadAuthors(ctx context.Context, scope yakor.Scope) ([]string,
 
 // ThreadFilter narrows FindThreads.
 type ThreadFilter struct {
-	Limit int    // 0: 100; at most 1000
+	Limit int    // 0: 100; at most 1001
 	Title string // only threads whose title contains it, case-insensitively
+	// After, with AfterID, starts the list after the thread active at that
+	// time with that id (paging); zero: from the most recently active.
+	After   time.Time
+	AfterID string
 }
 
-// FindThreads lists scope's user's threads, most recently active first.
+// FindThreads lists scope's user's threads, most recently active first
+// (then by id, for a stable order).
 func (s *Store) FindThreads(ctx context.Context, scope yakor.Scope, f ThreadFilter) ([]Thread, error) {
-	if f.Limit <= 0 || f.Limit > 1000 {
+	if f.Limit <= 0 || f.Limit > 1001 {
 		f.Limit = 100
+	}
+	var after *time.Time
+	if !f.After.IsZero() {
+		after = &f.After
+	}
+	if _, err := uuid.Parse(f.AfterID); err != nil {
+		f.AfterID = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 	}
 	const q = `SELECT ` + threadColumns + ` FROM threads WHERE tenant_id = $1 AND user_id = $2
   AND ($4 = '' OR yakor_fold(title) LIKE '%' || yakor_fold($4) || '%' ESCAPE '\')
-ORDER BY updated_at DESC, id LIMIT $3`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit, escapeLike(f.Title))
+  AND ($5::timestamptz IS NULL OR (updated_at, id) < ($5, $6::uuid))
+ORDER BY updated_at DESC, id DESC LIMIT $3`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, f.Limit, escapeLike(f.Title), after, f.AfterID)
 	if err != nil {
 		return nil, postgres.Wrap("find threads", err)
 	}

@@ -150,7 +150,7 @@ func TestRun(t *testing.T) {
 			t.Errorf("errors lack %q:\n%s", want, errs)
 		}
 	}
-	arts, err := svc.Articles(ctx, f.scope, topic.ID)
+	arts, err := svc.Articles(ctx, f.scope, topic.ID, yakor.Page{})
 	if err != nil || len(arts) != 2 {
 		t.Fatalf("articles %+v %v", arts, err)
 	}
@@ -165,7 +165,7 @@ func TestRun(t *testing.T) {
 	if n := f.count(t, `SELECT count(*) FROM experiences WHERE tenant_id = $1 AND level = 2 AND source = 'research'`); n != 2 {
 		t.Fatalf("%d notes indexed, want 2", n)
 	}
-	ts, _ := f.memory.Topics(ctx, f.scope, "")
+	ts, _ := f.memory.Topics(ctx, f.scope, "", yakor.Page{})
 	if ts[0].Status != "done" || ts[0].Attempts != 1 {
 		t.Fatalf("topic %+v", ts[0])
 	}
@@ -244,7 +244,7 @@ func TestRunNoSource(t *testing.T) {
 	if err != nil || r.Failed != 1 || w.hits.Load() != 0 || time.Since(start) > 4*time.Second {
 		t.Fatalf("run against private addresses: %+v %v, %d pages fetched", r, err, w.hits.Load())
 	}
-	ts, _ := f.memory.Topics(ctx, f.scope, "")
+	ts, _ := f.memory.Topics(ctx, f.scope, "", yakor.Page{})
 	if ts[0].Status != "failed" || !strings.Contains(ts[0].LastError, "no usable article") || ts[0].NextAttemptAt == nil || !ts[0].NextAttemptAt.After(time.Now()) {
 		t.Fatalf("failed topic %+v", ts[0])
 	}

@@ -26,14 +26,15 @@ type Article struct {
 
 // Articles lists a tenant's research articles, newest first; topicID 0
 // means every topic's.
-func (s *Service) Articles(ctx context.Context, scope yakor.Scope, topicID int64) ([]Article, error) {
+func (s *Service) Articles(ctx context.Context, scope yakor.Scope, topicID int64, page yakor.Page) ([]Article, error) {
 	// An article is a note from a public page, but its theme is its
 	// topic's words: listed with the topics the caller may see.
 	const q = `SELECT a.id, a.topic_id, a.theme AS topic, a.url, a.title, a.note, coalesce(a.experience_id, 0) AS experience_id, a.fetched_at
 FROM research_articles a JOIN research_topics t ON t.tenant_id = a.tenant_id AND t.id = a.topic_id
 WHERE a.tenant_id = $1 AND ($2 = 0 OR a.topic_id = $2) AND ($3 = '' OR t.visibility = 'shared' OR t.user_id::text = $3)
-ORDER BY a.id DESC LIMIT 500`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, topicID, scope.UserID)
+  AND ($5 = 0 OR a.id < $5)
+ORDER BY a.id DESC LIMIT $4`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, topicID, scope.UserID, page.Size(), page.Before)
 	if err != nil {
 		return nil, postgres.Wrap("list research articles", err)
 	}

@@ -126,7 +126,7 @@ func (s *Store) AddTopic(ctx context.Context, scope yakor.Scope, topic string) (
 	if err != nil {
 		return Topic{}, false, postgres.Wrap("add research topic", err)
 	}
-	ts, err := s.topics(ctx, scope, id, "", 1)
+	ts, err := s.topics(ctx, scope, id, "", yakor.Page{Limit: 1})
 	if err != nil || len(ts) == 0 {
 		return Topic{}, false, err
 	}
@@ -136,22 +136,22 @@ func (s *Store) AddTopic(ctx context.Context, scope yakor.Scope, topic string) (
 // Topics lists the research topics scope's user may see (its own and the
 // tenant's; all of the tenant's when scope names no user), newest first;
 // status "" means all.
-func (s *Store) Topics(ctx context.Context, scope yakor.Scope, status string) ([]Topic, error) {
+func (s *Store) Topics(ctx context.Context, scope yakor.Scope, status string, page yakor.Page) ([]Topic, error) {
 	switch status {
 	case "", "pending", "running", "done", "failed":
 	default:
 		return nil, yakor.Errorf(yakor.EINVALID, "status must be pending, running, done or failed")
 	}
-	return s.topics(ctx, scope, 0, status, 500)
+	return s.topics(ctx, scope, 0, status, page)
 }
 
-func (s *Store) topics(ctx context.Context, scope yakor.Scope, id int64, status string, limit int) ([]Topic, error) {
+func (s *Store) topics(ctx context.Context, scope yakor.Scope, id int64, status string, page yakor.Page) ([]Topic, error) {
 	const q = `SELECT id, topic, source, status, attempts, last_error,
     CASE WHEN status IN ('pending', 'failed') THEN next_attempt_at END AS next_attempt_at, fails, visibility, created_at, updated_at
 FROM research_topics WHERE tenant_id = $1 AND ($2 = 0 OR id = $2) AND ($3 = '' OR status = $3)
-    AND ($5 = '' OR visibility = 'shared' OR user_id::text = $5)
+    AND ($5 = '' OR visibility = 'shared' OR user_id::text = $5) AND ($6 = 0 OR id < $6)
 ORDER BY id DESC LIMIT $4`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, id, status, limit, scope.UserID)
+	rows, err := s.db.Query(ctx, q, scope.TenantID, id, status, page.Size(), scope.UserID, page.Before)
 	if err != nil {
 		return nil, postgres.Wrap("list research topics", err)
 	}
@@ -181,16 +181,13 @@ type Fail struct {
 
 // Fails lists scope's user's graded fails (all of the tenant's when scope
 // names no user), newest first: a fail holds the user's own question.
-func (s *Store) Fails(ctx context.Context, scope yakor.Scope, limit int) ([]Fail, error) {
-	if limit <= 0 || limit > 1000 {
-		limit = 100
-	}
+func (s *Store) Fails(ctx context.Context, scope yakor.Scope, page yakor.Page) ([]Fail, error) {
 	const q = `SELECT f.id, f.user_id::text AS user_id, f.thread_id::text AS thread_id, coalesce(f.question_message_id, 0) AS question_message_id,
     f.reply_message_id, f.question, f.answer, f.score, f.reason, f.source, coalesce(f.topic_id, 0) AS topic_id, coalesce(t.topic, '') AS topic,
     f.created_at
 FROM research_sufler_fails f LEFT JOIN research_topics t ON t.tenant_id = f.tenant_id AND t.id = f.topic_id
-WHERE f.tenant_id = $1 AND ($3 = '' OR f.user_id::text = $3) ORDER BY f.id DESC LIMIT $2`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, limit, scope.UserID)
+WHERE f.tenant_id = $1 AND ($3 = '' OR f.user_id::text = $3) AND ($4 = 0 OR f.id < $4) ORDER BY f.id DESC LIMIT $2`
+	rows, err := s.db.Query(ctx, q, scope.TenantID, page.Size(), scope.UserID, page.Before)
 	if err != nil {
 		return nil, postgres.Wrap("list sufler fails", err)
 	}

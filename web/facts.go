@@ -37,13 +37,19 @@ func registerFactRoutes(g *gin.RouterGroup, s *Server) {
 // ?thread= (that chat's facts, and that thread's project's), ?closed=true
 // (superseded, forgotten and evicted ones too).
 func (s *Server) handleFactIndex(c *gin.Context) {
-	f := facts.Filter{Scope: c.Query("scope"), ThreadID: c.Query("thread"), Closed: c.Query("closed") == "true"}
+	p, err := readPage(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	f := facts.Filter{Scope: c.Query("scope"), ThreadID: c.Query("thread"), Closed: c.Query("closed") == "true", Page: p.idPage()}
 	fs, err := s.facts.List(c.Request.Context(), scopeOf(c), f)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"facts": fs})
+	fs, next := paged(fs, p, func(f facts.Fact) pageCursor { return pageCursor{ID: f.ID} })
+	c.JSON(http.StatusOK, pageBody("facts", fs, next))
 }
 
 // factCreate is a fact by hand: {"scope", "kind"?, "text", "thread"?}.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -117,15 +118,25 @@ func keyLimit(field string, v *int) (int, error) {
 // handleKeyIndex lists the caller's tenant's keys, revoked ones too, newest
 // first: never a secret, only its first characters.
 func (s *Server) handleKeyIndex(c *gin.Context) {
+	p, err := readPage(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	keys, err := s.keyAdmin.Keys(c.Request.Context(), account.KeyFilter{TenantID: scopeOf(c).TenantID})
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	if keys == nil {
-		keys = []account.Key{}
+	// A tenant's keys are few: the page is cut from the list, newest first
+	// (then by id), after the cursor's key.
+	if p.cursor.Key != "" {
+		keys = slices.DeleteFunc(keys, func(k account.Key) bool {
+			return !k.CreatedAt.Before(p.cursor.At) && !(k.CreatedAt.Equal(p.cursor.At) && k.ID > p.cursor.Key)
+		})
 	}
-	c.JSON(http.StatusOK, gin.H{"keys": keys})
+	keys, next := paged(keys, p, func(k account.Key) pageCursor { return pageCursor{At: k.CreatedAt, Key: k.ID} })
+	c.JSON(http.StatusOK, pageBody("keys", keys, next))
 }
 
 // handleKeyRevoke revokes one of the caller's tenant's keys; revoking it

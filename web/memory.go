@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -20,9 +21,9 @@ type Memory interface {
 	AddExperience(ctx context.Context, scope yakor.Scope, x mnemos.Experience) (mnemos.Experience, bool, error)
 	DeleteExperience(ctx context.Context, scope yakor.Scope, id int64) error
 	ShareExperience(ctx context.Context, scope yakor.Scope, id int64, force bool) (mnemos.Experience, error)
-	Topics(ctx context.Context, scope yakor.Scope, status string) ([]mnemos.Topic, error)
+	Topics(ctx context.Context, scope yakor.Scope, status string, page yakor.Page) ([]mnemos.Topic, error)
 	AddTopic(ctx context.Context, scope yakor.Scope, topic string) (mnemos.Topic, bool, error)
-	Fails(ctx context.Context, scope yakor.Scope, limit int) ([]mnemos.Fail, error)
+	Fails(ctx context.Context, scope yakor.Scope, page yakor.Page) ([]mnemos.Fail, error)
 }
 
 // Feedback takes a user's thumbs up or down on a reply.
@@ -66,25 +67,27 @@ func pathID(c *gin.Context, what string) (int64, error) {
 // handleExperienceIndex lists experiences: ?level=1|2|3, ?limit=, ?before=
 // (an id, for the next page).
 func (s *Server) handleExperienceIndex(c *gin.Context) {
+	p, err := readPage(c)
 	var f mnemos.ExperienceFilter
-	var err error
-	if f.Level, err = intQuery(c, "level"); err == nil {
-		if f.Limit, err = intQuery(c, "limit"); err == nil {
+	if err == nil {
+		if f.Level, err = intQuery(c, "level"); err == nil {
 			var before int
-			before, err = intQuery(c, "before")
-			f.Before = int64(before)
+			before, err = intQuery(c, "before") // the cursor's older form
+			f.Before = cmp.Or(p.cursor.ID, int64(before))
 		}
 	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	f.Limit = p.limit + 1
 	xs, err := s.memory.Experiences(c.Request.Context(), memoryScope(c), f)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"experiences": xs})
+	xs, next := paged(xs, p, func(x mnemos.Experience) pageCursor { return pageCursor{ID: x.ID} })
+	c.JSON(http.StatusOK, pageBody("experiences", xs, next))
 }
 
 func (s *Server) handleExperienceShow(c *gin.Context) {
@@ -157,12 +160,18 @@ func (s *Server) handleExperienceDelete(c *gin.Context) {
 
 // handleTopicIndex lists research topics: ?status=pending|running|done|failed.
 func (s *Server) handleTopicIndex(c *gin.Context) {
-	ts, err := s.memory.Topics(c.Request.Context(), memoryScope(c), c.Query("status"))
+	p, err := readPage(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"topics": ts})
+	ts, err := s.memory.Topics(c.Request.Context(), memoryScope(c), c.Query("status"), p.idPage())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ts, next := paged(ts, p, func(t mnemos.Topic) pageCursor { return pageCursor{ID: t.ID} })
+	c.JSON(http.StatusOK, pageBody("topics", ts, next))
 }
 
 // topicCreate is a research topic by hand: {"topic"}.
@@ -189,17 +198,18 @@ func (s *Server) handleTopicCreate(c *gin.Context) {
 }
 
 func (s *Server) handleFailIndex(c *gin.Context) {
-	limit, err := intQuery(c, "limit")
+	p, err := readPage(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	fs, err := s.memory.Fails(c.Request.Context(), memoryScope(c), limit)
+	fs, err := s.memory.Fails(c.Request.Context(), memoryScope(c), p.idPage())
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"fails": fs})
+	fs, next := paged(fs, p, func(f mnemos.Fail) pageCursor { return pageCursor{ID: f.ID} })
+	c.JSON(http.StatusOK, pageBody("fails", fs, next))
 }
 
 // feedbackGive is a user's verdict on a reply: {"thumb": "up"|"down",

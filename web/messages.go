@@ -49,16 +49,23 @@ func toTurnJSON(o turn.Outcome) turnJSON {
 }
 
 func (s *Server) handleMessageIndex(c *gin.Context) {
-	ms, err := s.threads.Messages(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")), history.MessageFilter{})
+	p, err := readPage(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	f := history.MessageFilter{AfterID: p.cursor.ID, Limit: p.limit + 1}
+	ms, err := s.threads.Messages(c.Request.Context(), scopeOf(c).WithThread(c.Param("id")), f)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ms, next := paged(ms, p, func(m history.Message) pageCursor { return pageCursor{ID: m.ID} })
 	out := make([]messageJSON, len(ms))
 	for i, m := range ms {
 		out[i] = toMessageJSON(m)
 	}
-	c.JSON(http.StatusOK, gin.H{"messages": out})
+	c.JSON(http.StatusOK, pageBody("messages", out, next))
 }
 
 // messageSend is a message to answer: {"content", "client_id"?}.

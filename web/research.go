@@ -13,7 +13,7 @@ import (
 
 // Research shows the research job's work.
 type Research interface {
-	Articles(ctx context.Context, scope yakor.Scope, topicID int64) ([]likbez.Article, error)
+	Articles(ctx context.Context, scope yakor.Scope, topicID int64, page yakor.Page) ([]likbez.Article, error)
 	Status(ctx context.Context, scope yakor.Scope) (likbez.Status, error)
 }
 
@@ -36,12 +36,18 @@ func (s *Server) handleArticleIndex(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	as, err := s.research.Articles(c.Request.Context(), memoryScope(c), int64(topic))
+	p, err := readPage(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"articles": as})
+	as, err := s.research.Articles(c.Request.Context(), memoryScope(c), int64(topic), p.idPage())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	as, next := paged(as, p, func(a likbez.Article) pageCursor { return pageCursor{ID: a.ID} })
+	c.JSON(http.StatusOK, pageBody("articles", as, next))
 }
 
 // handleResearchStatus says whether a source is configured, whether a run

@@ -67,16 +67,23 @@ func (s *Server) handleThreadCreate(c *gin.Context) {
 }
 
 func (s *Server) handleThreadIndex(c *gin.Context) {
-	ts, err := s.threads.FindThreads(c.Request.Context(), scopeOf(c), history.ThreadFilter{Title: c.Query("q")})
+	p, err := readPage(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	f := history.ThreadFilter{Title: c.Query("q"), Limit: p.limit + 1, After: p.cursor.At, AfterID: p.cursor.Key}
+	ts, err := s.threads.FindThreads(c.Request.Context(), scopeOf(c), f)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ts, next := paged(ts, p, func(t history.Thread) pageCursor { return pageCursor{At: t.UpdatedAt, Key: t.ID} })
 	out := make([]threadJSON, len(ts))
 	for i, t := range ts {
 		out[i] = toThreadJSON(t)
 	}
-	c.JSON(http.StatusOK, gin.H{"threads": out})
+	c.JSON(http.StatusOK, pageBody("threads", out, next))
 }
 
 // threadRename is a thread's new title: {"title"}.

@@ -140,6 +140,19 @@ export const api = {
   del: async (path, opts) => (await request('DELETE', path, undefined, opts)).data,
   // raw returns {status, data}, for calls whose status matters (201 vs 200).
   raw: request,
+  // all follows a list's next_cursor to its end and returns every entry of
+  // the list named name: lists come in pages.
+  all: async (path, name, opts) => {
+    const out = [];
+    let cursor = '';
+    for (;;) {
+      const sep = path.includes('?') ? '&' : '?';
+      const data = await api.get(path + sep + 'limit=500' + (cursor ? '&cursor=' + enc(cursor) : ''), opts);
+      out.push(...(data[name] || []));
+      if (!data.next_cursor) return out;
+      cursor = data.next_cursor;
+    }
+  },
 };
 
 export const enc = encodeURIComponent;

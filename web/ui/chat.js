@@ -181,9 +181,8 @@ export function scrollToBottom(force) {
 export async function loadMessages(quiet = false) {
   const id = state.threadId;
   if (!id) return;
-  const data = await api.get('/threads/' + enc(id) + '/messages');
+  const msgs = await api.all('/threads/' + enc(id) + '/messages', 'messages');
   if (id !== state.threadId) return;
-  const msgs = data.messages || [];
   const changed = !state.messagesLoaded || msgs.length !== state.messages.length ||
     msgs.some((m, i) => m.id !== state.messages[i].id || m.content !== state.messages[i].content);
   state.messages = msgs;

@@ -66,10 +66,10 @@ export async function refreshMemory() {
   }
   if (!id) return;
   try {
-    const [a, f] = await Promise.all([api.get(`/threads/${enc(id)}/anchors`), api.get(`/facts?thread=${enc(id)}`)]);
+    const [a, f] = await Promise.all([api.get(`/threads/${enc(id)}/anchors`), api.all(`/facts?thread=${enc(id)}`, 'facts')]);
     if (id !== state.threadId) return;
     mem.anchors = a.anchors || [];
-    mem.facts = f.facts || [];
+    mem.facts = f;
     mem.error = '';
   } catch (err) {
     if (id !== state.threadId) return;

@@ -38,9 +38,9 @@ export function initThreads() {
 export async function loadThreads() {
   const q = state.threadQuery;
   try {
-    const data = await api.get('/threads' + (q ? '?q=' + enc(q) : ''));
+    const threads = await api.all('/threads' + (q ? '?q=' + enc(q) : ''), 'threads');
     if (q !== state.threadQuery) return;
-    state.threads = data.threads || [];
+    state.threads = threads;
     state.threadsError = '';
   } catch (err) {
     state.threadsError = describe(err);
@@ -108,8 +108,8 @@ function threadItem(th) {
 // its messages.
 async function exportThread(th) {
   try {
-    const [thread, list] = await Promise.all([api.get('/threads/' + enc(th.id)), api.get('/threads/' + enc(th.id) + '/messages')]);
-    const blob = new Blob([JSON.stringify({ thread, messages: list.messages || [] }, null, 2)], { type: 'application/json' });
+    const [thread, messages] = await Promise.all([api.get('/threads/' + enc(th.id)), api.all('/threads/' + enc(th.id) + '/messages', 'messages')]);
+    const blob = new Blob([JSON.stringify({ thread, messages }, null, 2)], { type: 'application/json' });
     const a = h('a', { href: URL.createObjectURL(blob), download: 'yakor-' + th.id + '.json', 'data-testid': 'thread-export-link', hidden: true });
     document.body.append(a);
     a.click();
