@@ -216,3 +216,22 @@ ORDER BY id DESC LIMIT 1`
 	}
 	return c, nil
 }
+
+// LinkBefore is the link a client's new message follows when the client
+// sends only what is new: the newest message of scope's thread on its
+// branch, passing over the user's messages after its last reply (a message
+// whose answer failed or is being written: sent again, it is the same
+// message). Genesis when there is none linked.
+func (s *Store) LinkBefore(ctx context.Context, scope yakor.Scope) ([]byte, error) {
+	const q = `SELECT chain FROM messages m
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND kind <> 'summary'
+  AND NOT (role = 'user' AND id > (SELECT coalesce(max(id), 0) FROM messages
+      WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND role = 'assistant'))
+ORDER BY id DESC LIMIT 1`
+	var c []byte
+	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&c)
+	if found, err := postgres.Found("find the last reply", err); !found || err != nil || c == nil {
+		return Genesis, err
+	}
+	return c, nil
+}

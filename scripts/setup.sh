@@ -7,15 +7,23 @@
 #   built from Debian's pgvector source package of a suite that carries it.
 #
 #   With the argument "test": also Chromium, which the browser tests drive
-#   (Debian's chromium package), and the official `openai` npm client, which
-#   the OpenAI-compatibility test runs with node: installed from the npm
-#   registry into .yakor-test/node (git-ignored), major version pinned; node
-#   and npm come from Debian's packages when missing.
+#   (Debian's chromium package), and the client libraries the
+#   OpenAI-compatibility tests run with node (openai, ai, @ai-sdk/openai,
+#   @ai-sdk/openai-compatible, @langchain/openai, @langchain/core, zod):
+#   installed from the npm registry into .yakor-test/node (git-ignored),
+#   major versions pinned; npm comes from Debian's packages when missing, and
+#   node 22 from the npm registry (node-linux-<arch>) when the machine's
+#   node is older.
 #
 # Environment:
 #   YAKOR_PG_VERSION      PostgreSQL major version to use (default: newest installed, else 15)
 #   YAKOR_PGVECTOR_SUITE  Debian suite to take pgvector's source from (default: trixie)
-#   YAKOR_OPENAI_NPM      the openai npm package's version range (default: ^6, which runs on node 18+)
+#   YAKOR_NODE_MAJOR      node's major version for the client tests (default: 22)
+#   YAKOR_OPENAI_NPM      openai's version range (default: ^7)
+#   YAKOR_AI_NPM, YAKOR_AI_SDK_OPENAI_NPM, YAKOR_AI_SDK_COMPAT_NPM
+#                         ai, @ai-sdk/openai and @ai-sdk/openai-compatible (default: ^7, ^4, ^3)
+#   YAKOR_LANGCHAIN_OPENAI_NPM, YAKOR_LANGCHAIN_CORE_NPM, YAKOR_ZOD_NPM
+#                         @langchain/openai, @langchain/core and zod (default: ^1, ^1, ^4)
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -105,20 +113,48 @@ if [ "${1:-}" = "test" ]; then
   log "ready: $(chromium --version 2>/dev/null || chromium-browser --version)"
 fi
 
-# 5. The openai npm client for the OpenAI-compatibility test (cmd/yakor).
+# 5. The client libraries the OpenAI-compatibility tests run (cmd/yakor):
+#    installed from the npm registry into .yakor-test/node, majors pinned,
+#    with node 22 from the registry too (node-linux-<arch>, into
+#    .yakor-test/node-runtime) when the machine's node is older, linked as
+#    .yakor-test/node/bin/node.
 if [ "${1:-}" = "test" ]; then
   command -v node >/dev/null 2>&1 || apt_install nodejs
   command -v npm >/dev/null 2>&1 || apt_install npm
   root=$(cd "$(dirname "$0")/.." && pwd)
   node_dir="$root/.yakor-test/node"
-  want="${YAKOR_OPENAI_NPM:-^6}"
-  major=${want#^}; major=${major%%.*}
-  have=$(node -p "require('$node_dir/node_modules/openai/package.json').version" 2>/dev/null || true)
-  if [ "${have%%.*}" != "$major" ]; then
-    log "npm install openai@$want into $node_dir"
-    mkdir -p "$node_dir"
-    npm install --prefix "$node_dir" --no-audit --no-fund --no-save --loglevel=error "openai@$want" >/dev/null
-    have=$(node -p "require('$node_dir/node_modules/openai/package.json').version")
+  mkdir -p "$node_dir/bin"
+  node_bin="$node_dir/bin/node"
+  if ! "$node_bin" --version 2>/dev/null | grep -q "^v${YAKOR_NODE_MAJOR:-22}\."; then
+    case "$(uname -m)" in aarch64|arm64) arch=arm64 ;; *) arch=x64 ;; esac
+    sys=$(node --version 2>/dev/null || true)
+    if [ "${sys#v}" != "$sys" ] && [ "${sys#v${YAKOR_NODE_MAJOR:-22}.}" != "$sys" ]; then
+      ln -sf "$(command -v node)" "$node_bin"
+    else
+      runtime="$root/.yakor-test/node-runtime"
+      log "npm install node-linux-$arch@${YAKOR_NODE_MAJOR:-22} into $runtime (the machine's node is ${sys:-missing})"
+      npm install --prefix "$runtime" --no-audit --no-fund --no-save --loglevel=error "node-linux-$arch@^${YAKOR_NODE_MAJOR:-22}" >/dev/null
+      ln -sf "$runtime/node_modules/node-linux-$arch/bin/node" "$node_bin"
+    fi
   fi
-  log "ready: node $(node --version), openai $have (npm) in $node_dir"
+  pkgs=(
+    "openai@${YAKOR_OPENAI_NPM:-^7}"
+    "ai@${YAKOR_AI_NPM:-^7}"
+    "@ai-sdk/openai@${YAKOR_AI_SDK_OPENAI_NPM:-^4}"
+    "@ai-sdk/openai-compatible@${YAKOR_AI_SDK_COMPAT_NPM:-^3}"
+    "@langchain/openai@${YAKOR_LANGCHAIN_OPENAI_NPM:-^1}"
+    "@langchain/core@${YAKOR_LANGCHAIN_CORE_NPM:-^1}"
+    "zod@${YAKOR_ZOD_NPM:-^4}"
+  )
+  missing=()
+  for p in "${pkgs[@]}"; do
+    name=${p%@*}; want=${p##*@}; major=${want#^}; major=${major%%.*}
+    have=$("$node_bin" -p "require('$node_dir/node_modules/$name/package.json').version" 2>/dev/null || true)
+    [ "${have%%.*}" = "$major" ] || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "npm install ${missing[*]} into $node_dir"
+    PATH="$node_dir/bin:$PATH" npm install --prefix "$node_dir" --no-audit --no-fund --no-save --loglevel=error "${pkgs[@]}" >/dev/null
+  fi
+  log "ready: node $("$node_bin" --version), ${pkgs[*]} (npm) in $node_dir"
 fi

@@ -100,6 +100,10 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 	c.Header(headerThread, th.ID)
 	c.Header(headerThreadNew, strconv.FormatBool(created))
 	scope := scopeOf(c).WithThread(th.ID)
+	if err := s.linkTurn(c.Request.Context(), scope, &in, time.Now()); err != nil {
+		s.fail(c, err)
+		return
+	}
 	now := time.Now().Unix()
 	if !in.Stream {
 		out, err := s.sendTurn(c, scope, in.Turn, func(turn.Event) error { return nil })

@@ -54,9 +54,13 @@ func (s *Server) handleResponseCreate(c *gin.Context) {
 	c.Header(headerThread, th.ID)
 	c.Header(headerThreadNew, strconv.FormatBool(created))
 	scope := scopeOf(c).WithThread(th.ID)
-	now := time.Now().Unix()
+	now := time.Now()
+	if err := s.linkTurn(c.Request.Context(), scope, &in, now); err != nil {
+		s.fail(c, err)
+		return
+	}
 	if in.Stream {
-		s.streamResponse(c, scope, in, rr, now)
+		s.streamResponse(c, scope, in, rr, now.Unix())
 		return
 	}
 	out, err := s.sendTurn(c, scope, in.Turn, func(turn.Event) error { return nil })
@@ -64,7 +68,7 @@ func (s *Server) handleResponseCreate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, oaicompat.NewResponse(out.TurnID, in.Model, now, rr).Finish(out))
+	c.JSON(http.StatusOK, oaicompat.NewResponse(out.TurnID, in.Model, now.Unix(), rr).Finish(out))
 }
 
 // chatInputs checks a parsed chat request's model and splits it into
@@ -81,7 +85,6 @@ func (s *Server) chatInputs(c *gin.Context, req oaicompat.ChatRequest) (oaicompa
 	if n := utf8.RuneCountInString(in.Turn.ClientID); n > maxIdempotencyKey {
 		return oaicompat.Inputs{}, yakor.Errorf(yakor.EINVALID, "the %s header is %d characters long; the limit is %d", headerIdempotency, n, maxIdempotencyKey)
 	}
-	linkTurn(&in, time.Now())
 	return in, nil
 }
 

@@ -44,6 +44,7 @@ type Threads interface {
 	SetSystemPrompt(ctx context.Context, scope yakor.Scope, prompt string) (history.Thread, error)
 	FindMessage(ctx context.Context, scope yakor.Scope, id int64) (history.Message, error)
 	FindChain(ctx context.Context, scope yakor.Scope, chains [][]byte) (thread string, n int, err error)
+	LinkBefore(ctx context.Context, scope yakor.Scope) ([]byte, error)
 	Follow(ctx context.Context, scope yakor.Scope, history []history.NewMessage, next []byte, max int) (superseded, stored int64, err error)
 }
 

@@ -23,26 +23,32 @@ const chainClientPrefix = "chain:"
 // written asks again.
 const resendWait = 250 * time.Millisecond
 
-// linkTurn links the request's turn into its client's conversation
-// (history.Chain). A request that carries its conversation and no
-// Idempotency-Key is known by its turn's link: sent again byte for byte it
-// is a retry (answered once) while its first answer is being written or
-// after it failed, and a regenerate (answered anew, the old answer
-// superseded) once answered.
-func linkTurn(in *oaicompat.Inputs, now time.Time) {
+// linkTurn links the request's turn, in scope's thread, into its client's
+// conversation (history.Chain). Without Idempotency-Key, a request is known
+// by its turn's link: sent again byte for byte it is a retry (answered
+// once) while its first answer is being written or after it failed; a
+// request that carries its conversation and was answered is a regenerate
+// (answered anew, the old answer superseded). A request with only what is
+// new follows the thread's newest reply (history.LinkBefore).
+func (s *Server) linkTurn(ctx context.Context, scope yakor.Scope, in *oaicompat.Inputs, now time.Time) error {
+	in.Turn.Link = turn.Link{On: true}
 	prev := history.Genesis
 	if n := len(in.History); n > 0 {
 		prev = history.Chains(in.History)[n-1]
-	}
-	in.Turn.Link = turn.Link{On: true}
-	if len(in.History) == 0 {
-		return // the client sent only what is new: it follows the thread's newest message
+		if len(in.Turn.ToolResults) == 0 {
+			in.Turn.Link.RegenerateBefore = now // results sent again are a retry
+		}
+	} else {
+		var err error
+		if prev, err = s.threads.LinkBefore(ctx, scope); err != nil {
+			return err
+		}
 	}
 	in.Turn.Link.Prev = prev
 	if in.Turn.ClientID == "" && len(in.Turn.ToolResults) == 0 {
 		in.Turn.ClientID = chainClientPrefix + hex.EncodeToString(turnLink(*in, prev))
-		in.Turn.Link.RegenerateBefore = now
 	}
+	return nil
 }
 
 // turnLink is the link of the turn's first message after prev.

@@ -15,6 +15,28 @@ import (
 	"yakor/postgres/pgtest"
 )
 
+// nodeFor is the node that runs the client tests and the folder of their
+// packages (scripts/setup.sh test installs both), failing the test when
+// either, or one of the packages, is missing.
+func nodeFor(t *testing.T, packages ...string) (node, dir string) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(root, ".yakor-test", "node")
+	node = filepath.Join(dir, "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("node is missing from %s (%v): run `bash scripts/setup.sh test`", node, err)
+	}
+	for _, p := range packages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
+			t.Fatalf("the npm package %s is missing from %s (%v): run `bash scripts/setup.sh test`", p, dir, err)
+		}
+	}
+	return node, dir
+}
+
 // TestOpenAINpmClient runs the official openai npm client
 // (testdata/openai_client.mjs, on node) against `yakor serve` with the
 // offline model: a non-streamed and a streamed conversation whose second
@@ -22,18 +44,7 @@ import (
 // node and the package come from `bash scripts/setup.sh test`; without
 // them the test fails, never skips.
 func TestOpenAINpmClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is missing (%v): run `bash scripts/setup.sh test`", err)
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodeDir := filepath.Join(root, ".yakor-test", "node")
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "openai", "package.json")); err != nil {
-		t.Fatalf("the openai npm package is missing from %s (%v): run `bash scripts/setup.sh test`", nodeDir, err)
-	}
+	node, nodeDir := nodeFor(t, "openai")
 	s := startServer(t, pgtest.DataDir(t))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

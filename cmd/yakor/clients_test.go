@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"yakor/postgres/pgtest"
+)
+
+// clientStack is `yakor serve` over a canned model, with a key.
+type clientStack struct {
+	srv   *server
+	model *cannedModel
+	key   string
+}
+
+// startClientStack starts the canned model and `yakor serve` on it (the
+// helpers offline, no retries of the model's calls, so that a 502 reaches
+// the client), and makes a key.
+func startClientStack(t *testing.T) *clientStack {
+	model := newCannedModel(t)
+	s := startServer(t, pgtest.DataDir(t), "--openai-base-url", model.URL+"/v1", "--chat-model", "canned-1",
+		"--helper-provider", "offline", "--embed-provider", "offline", "--model-retries", "0")
+	var key struct{ Secret string }
+	if code := s.call(t, "POST", "/api/v1/keys", `{"name":"clients","role":"backend","rate_per_minute":100000,"max_turns":100}`, &key); code != http.StatusCreated || key.Secret == "" {
+		t.Fatalf("make a key: %d", code)
+	}
+	return &clientStack{srv: s, model: model, key: key.Secret}
+}
+
+// run runs a client script with node and decodes what it prints.
+func (cs *clientStack) run(t *testing.T, script string, out any) {
+	t.Helper()
+	node, dir := nodeFor(t, "openai", "ai", "@ai-sdk/openai", "@ai-sdk/openai-compatible", "@langchain/openai", "@langchain/core", "zod")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", script))
+	cmd.Env = append(os.Environ(), "YAKOR_BASE_URL=http://"+cs.srv.addr+"/v1", "YAKOR_KEY="+cs.key, "YAKOR_NODE_DIR="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s failed: %v\n%s\nserver log:\n%s", script, err, stderr.String(), cs.srv.log)
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatalf("%s printed %q: %v", script, stdout.String(), err)
+	}
+}
+
+// threadsOf lists the end user's threads and their messages.
+func (cs *clientStack) threadsOf(t *testing.T, user string) map[string][]string {
+	t.Helper()
+	var ts struct{ Threads []struct{ ID string } }
+	if code := cs.call(t, user, "GET", "/api/v1/threads?limit=500", &ts); code != http.StatusOK {
+		t.Fatalf("%s's threads: %d", user, code)
+	}
+	out := map[string][]string{}
+	for _, th := range ts.Threads {
+		var ms struct {
+			Messages []struct {
+				Role, Content string
+				Superseded    *string `json:"superseded_at"`
+			}
+		}
+		cs.call(t, user, "GET", "/api/v1/threads/"+th.ID+"/messages?limit=500", &ms)
+		for _, m := range ms.Messages {
+			if m.Superseded == nil {
+				out[th.ID] = append(out[th.ID], m.Role+": "+m.Content)
+			}
+		}
+	}
+	return out
+}
+
+// call is a native API call with the key, for an end user.
+func (cs *clientStack) call(t *testing.T, user, method, path string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+cs.srv.addr+path, nil)
+	req.Header.Set("Authorization", "Bearer "+cs.key)
+	req.Header.Set("X-Yakor-User", user)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(out)
+	return resp.StatusCode
+}
+
+// once fails unless every message of the user's threads is stored once,
+// and the user has want threads.
+func (cs *clientStack) once(t *testing.T, user string, want int) map[string][]string {
+	t.Helper()
+	threads := cs.threadsOf(t, user)
+	if len(threads) != want {
+		t.Fatalf("%s has %d threads, want %d: %v", user, len(threads), want, threads)
+	}
+	for th, msgs := range threads {
+		seen := map[string]bool{}
+		for _, m := range msgs {
+			if seen[m] && strings.HasPrefix(m, "user: ") {
+				t.Fatalf("%s's thread %s stores %q twice: %v", user, th, m, msgs)
+			}
+			seen[m] = true
+		}
+	}
+	return threads
+}
+
+// TestClientOpenAI runs the official openai client (testdata
+// clients_openai.mjs) and checks what the server stored: the stateless
+// conversation in one thread, each message once; the retried message once.
+func TestClientOpenAI(t *testing.T) {
+	cs := startClientStack(t)
+	var got struct{ Stateless int }
+	cs.run(t, "clients_openai.mjs", &got)
+	threads := cs.once(t, "oa-stateless", 1)
+	for _, msgs := range threads {
+		if len(msgs) != got.Stateless {
+			t.Fatalf("the stateless conversation of %d messages is stored as %d: %v", got.Stateless, len(msgs), msgs)
+		}
+	}
+	for _, msgs := range cs.once(t, "oa-retry", 1) {
+		if len(msgs) != 2 {
+			t.Fatalf("a retried message: %v", msgs)
+		}
+	}
+	cs.once(t, "oa-tools", 1)
+	cs.once(t, "oa-resp", 1)
+}
