@@ -135,3 +135,43 @@ func TestClientOpenAI(t *testing.T) {
 	cs.once(t, "oa-tools", 1)
 	cs.once(t, "oa-resp", 1)
 }
+
+// TestClientAISDK runs the Vercel AI SDK (testdata clients_aisdk.mjs):
+// the Responses API's stateless conversation is one thread, each message
+// stored once; the tool loop and structured output work through both
+// models.
+func TestClientAISDK(t *testing.T) {
+	cs := startClientStack(t)
+	var got struct{ RespMessages, ToolSteps int }
+	cs.run(t, "clients_aisdk.mjs", &got)
+	for _, msgs := range cs.once(t, "ai-resp", 1) {
+		if len(msgs) < got.RespMessages {
+			t.Fatalf("the conversation of %d messages is stored as %v", got.RespMessages, msgs)
+		}
+	}
+	if got.ToolSteps != 2 {
+		t.Fatalf("the tool loop took %d steps", got.ToolSteps)
+	}
+	cs.once(t, "ai-tools", 1)
+	cs.once(t, "ai-compat", 1)
+}
+
+// TestClientLangChain runs LangChain JS (testdata clients_langchain.mjs):
+// the bindTools conversation, resent whole each time, is one thread with
+// each message once; the retried message is stored once.
+func TestClientLangChain(t *testing.T) {
+	cs := startClientStack(t)
+	var got struct{ ToolMessages int }
+	cs.run(t, "clients_langchain.mjs", &got)
+	for _, msgs := range cs.once(t, "lc-tools", 1) {
+		if len(msgs) != got.ToolMessages {
+			t.Fatalf("the conversation of %d messages is stored as %d: %v", got.ToolMessages, len(msgs), msgs)
+		}
+	}
+	for _, msgs := range cs.once(t, "lc-retry", 1) {
+		if len(msgs) != 2 {
+			t.Fatalf("a retried message: %v", msgs)
+		}
+	}
+	cs.once(t, "lc-two", 1)
+}
