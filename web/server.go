@@ -219,6 +219,7 @@ func NewServer(d Deps) *Server {
 	}
 	api.GET("/info", func(c *gin.Context) { c.JSON(http.StatusOK, s.info) })
 	registerOpenAIRoutes(e, s)
+	registerOpenAPIRoutes(e)
 	s.engine = e
 	return s
 }
