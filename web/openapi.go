@@ -91,13 +91,15 @@ func operation(r apiRoute) map[string]any {
 	errBody := map[string]any{"application/json": map[string]any{"schema": ref("Error")}}
 	op["responses"] = map[string]any{
 		strconv.Itoa(r.status): ok,
-		"4XX":          map[string]any{"description": "refused: the message says why (docs/api.md#errors)", "content": errBody},
-		"5XX":          map[string]any{"description": "the model server or the database failed", "content": errBody},
+		"4XX":                  map[string]any{"description": "refused: the message says why (docs/api.md#errors)", "content": errBody},
+		"5XX":                  map[string]any{"description": "the model server or the database failed", "content": errBody},
 	}
 	return op
 }
 
-func ref(name string) map[string]string { return map[string]string{"$ref": "#/components/schemas/" + name} }
+func ref(name string) map[string]string {
+	return map[string]string{"$ref": "#/components/schemas/" + name}
+}
 
 // operationID names an operation: its method and path in words.
 func operationID(r apiRoute) string {

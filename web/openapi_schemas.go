@@ -3,7 +3,7 @@ package web
 // openAPISchemas are the native API's shapes, as OpenAPI 3.1 (JSON
 // Schema 2020-12) component schemas.
 var openAPISchemas = map[string]string{
-	"Error": `{"type":"object","required":["error"],"properties":{"error":{"type":"string","description":"what went wrong, in words a user can act on"}}}`,
+	"Error":  `{"type":"object","required":["error"],"properties":{"error":{"type":"string","description":"what went wrong, in words a user can act on"}}}`,
 	"Cursor": `{"type":["string","null"],"description":"the next page's cursor (?cursor=); null on the last page"}`,
 	"Thread": `{"type":"object","required":["id","title","created_at","updated_at"],"properties":{
 		"id":{"type":"string","format":"uuid"},"title":{"type":"string"},"project_id":{"type":"string"},"system_prompt":{"type":"string"},
@@ -23,8 +23,8 @@ var openAPISchemas = map[string]string{
 		"content":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"score":{"type":"number"},"neighbour":{"type":"boolean"}}}`,
 	"SearchResult": `{"type":"object","required":["query","keywords","hits"],"properties":{"query":{"type":"string"},"keywords":{"type":["array","null"],"items":{"type":"string"}},
 		"hits":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Hit"}},"chars":{"type":"integer"},"took_ms":{"type":"number"}}}`,
-	"Layer": `{"type":"object","required":["name","chars"],"properties":{"name":{"type":"string"},"chars":{"type":"integer"},"budget":{"type":"integer"},"items":{"type":"integer"},"text":{"type":"string"}}}`,
-	"Context": `{"type":"object","required":["layers","total_chars"],"properties":{"layers":{"type":"array","items":{"$ref":"#/components/schemas/Layer"}},"total_chars":{"type":"integer"}}}`,
+	"Layer":          `{"type":"object","required":["name","chars"],"properties":{"name":{"type":"string"},"chars":{"type":"integer"},"budget":{"type":"integer"},"items":{"type":"integer"},"text":{"type":"string"}}}`,
+	"Context":        `{"type":"object","required":["layers","total_chars"],"properties":{"layers":{"type":"array","items":{"$ref":"#/components/schemas/Layer"}},"total_chars":{"type":"integer"}}}`,
 	"ContextRequest": `{"type":"object","required":["message"],"properties":{"message":{"type":"string","minLength":1}}}`,
 	"ContextPreview": `{"type":"object","required":["messages","layers","total_chars","hits","search"],"properties":{
 		"messages":{"type":"array","items":{"type":"object","required":["role","content"],"properties":{"role":{"type":"string"},"content":{"type":"string"}}}},
@@ -34,17 +34,17 @@ var openAPISchemas = map[string]string{
 	"Import": `{"type":"object","required":["messages"],"properties":{"messages":{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"object","required":["role","content"],"properties":{
 		"role":{"enum":["user","assistant"]},"content":{"type":"string","minLength":1},"author":{"type":"string","maxLength":200},
 		"created_at":{"type":"string","format":"date-time"},"client_id":{"type":"string","maxLength":200}}}}}}`,
-	"ImportResult": `{"type":"object","required":["messages","created","skipped"],"properties":{"messages":{"type":"array","items":{"$ref":"#/components/schemas/Message"}},"created":{"type":"integer"},"skipped":{"type":"integer"}}}`,
-	"Anchor":       `{"type":"object","required":["id","topic"],"properties":{"id":{"type":"integer"},"topic":{"type":"string"},"data":{"type":"string"},"message_id":{"type":"integer"},"current":{"type":"boolean"}}}`,
-	"AnchorList":   `{"type":"object","required":["anchors"],"properties":{"anchors":{"type":"array","items":{"$ref":"#/components/schemas/Anchor"}},"processed_through":{"type":"integer"}}}`,
-	"AnchorUpdate": `{"type":"object","properties":{"topic":{"type":"string"},"data":{"type":"string"}}}`,
-	"Trace":        `{"type":"object","required":["id","thread_id","status","layers"],"properties":{"id":{"type":"string"},"thread_id":{"type":"string"},"status":{"enum":["running","ok","failed","superseded"]},"layers":{"type":"array","items":{"type":"object"}},"searches":{"type":["array","null"]},"timings_ms":{"type":"object"}}}`,
-	"Fact":         `{"type":"object","required":["id","scope","text"],"properties":{"id":{"type":"integer"},"scope":{"enum":["chat","user","project"]},"kind":{"type":"string"},"text":{"type":"string"}}}`,
-	"FactList":     `{"type":"object","required":["facts","next_cursor"],"properties":{"facts":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Fact"}},"next_cursor":{"$ref":"#/components/schemas/Cursor"}}}`,
-	"FactCreate":   `{"type":"object","required":["scope","text"],"properties":{"scope":{"enum":["chat","user","project"]},"kind":{"type":"string"},"text":{"type":"string"},"thread":{"type":"string"}}}`,
-	"FactUpdate":   `{"type":"object","properties":{"text":{"type":"string"},"kind":{"type":"string"}}}`,
-	"Deleted":      `{"type":"object","required":["deleted"],"properties":{"deleted":{"type":"object","additionalProperties":{"type":"integer"}}}}`,
-	"Experience":   `{"type":"object","required":["id","level","topic"],"properties":{"id":{"type":"integer"},"level":{"type":"integer","minimum":1,"maximum":3},"topic":{"type":"string"},"visibility":{"enum":["private","shared"]}}}`,
+	"ImportResult":     `{"type":"object","required":["messages","created","skipped"],"properties":{"messages":{"type":"array","items":{"$ref":"#/components/schemas/Message"}},"created":{"type":"integer"},"skipped":{"type":"integer"}}}`,
+	"Anchor":           `{"type":"object","required":["id","topic"],"properties":{"id":{"type":"integer"},"topic":{"type":"string"},"data":{"type":"string"},"message_id":{"type":"integer"},"current":{"type":"boolean"}}}`,
+	"AnchorList":       `{"type":"object","required":["anchors"],"properties":{"anchors":{"type":"array","items":{"$ref":"#/components/schemas/Anchor"}},"processed_through":{"type":"integer"}}}`,
+	"AnchorUpdate":     `{"type":"object","properties":{"topic":{"type":"string"},"data":{"type":"string"}}}`,
+	"Trace":            `{"type":"object","required":["id","thread_id","status","layers"],"properties":{"id":{"type":"string"},"thread_id":{"type":"string"},"status":{"enum":["running","ok","failed","superseded"]},"layers":{"type":"array","items":{"type":"object"}},"searches":{"type":["array","null"]},"timings_ms":{"type":"object"}}}`,
+	"Fact":             `{"type":"object","required":["id","scope","text"],"properties":{"id":{"type":"integer"},"scope":{"enum":["chat","user","project"]},"kind":{"type":"string"},"text":{"type":"string"}}}`,
+	"FactList":         `{"type":"object","required":["facts","next_cursor"],"properties":{"facts":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Fact"}},"next_cursor":{"$ref":"#/components/schemas/Cursor"}}}`,
+	"FactCreate":       `{"type":"object","required":["scope","text"],"properties":{"scope":{"enum":["chat","user","project"]},"kind":{"type":"string"},"text":{"type":"string"},"thread":{"type":"string"}}}`,
+	"FactUpdate":       `{"type":"object","properties":{"text":{"type":"string"},"kind":{"type":"string"}}}`,
+	"Deleted":          `{"type":"object","required":["deleted"],"properties":{"deleted":{"type":"object","additionalProperties":{"type":"integer"}}}}`,
+	"Experience":       `{"type":"object","required":["id","level","topic"],"properties":{"id":{"type":"integer"},"level":{"type":"integer","minimum":1,"maximum":3},"topic":{"type":"string"},"visibility":{"enum":["private","shared"]}}}`,
 	"ExperienceList":   `{"type":"object","required":["experiences","next_cursor"],"properties":{"experiences":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Experience"}},"next_cursor":{"$ref":"#/components/schemas/Cursor"}}}`,
 	"ExperienceCreate": `{"type":"object","required":["topic"],"properties":{"level":{"type":"integer"},"topic":{"type":"string"},"title":{"type":"string"},"note":{"type":"string"},"url":{"type":"string"},"question":{"type":"string"},"answer":{"type":"string"},"reason":{"type":"string"}}}`,
 	"ExperienceResult": `{"type":"object","required":["experience"],"properties":{"experience":{"$ref":"#/components/schemas/Experience"},"merged":{"type":"boolean"}}}`,
