@@ -33,6 +33,7 @@ func TestBrowserUI(t *testing.T) {
 	t.Run("MarkdownAndSummary", func(t *testing.T) { markdownAndSummary(t, s, openTab(t, browser, base, 1280, 800, false)) })
 	t.Run("ErrorsStopRetry", func(t *testing.T) { errorsStopRetry(t, openTab(t, browser, base, 1280, 800, false)) })
 	t.Run("Research", func(t *testing.T) { research(t, url, openTab(t, browser, base, 1280, 800, false)) })
+	t.Run("ManyThreads", func(t *testing.T) { manyThreads(t, s, openTab(t, browser, base, 1280, 800, false)) })
 	t.Run("Phone", func(t *testing.T) {
 		if thread == "" {
 			t.Fatal("the main flow made no thread to show")
@@ -480,4 +481,19 @@ func httpStatus(t *testing.T, url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// manyThreads: the sidebar lists every thread, past the API's first page
+// of 50 (it follows the lists' cursors).
+func manyThreads(t *testing.T, s *server, p *tab) {
+	for i := range 120 {
+		if code := s.call(t, "POST", "/api/v1/threads", fmt.Sprintf(`{"title":"Bulk thread %03d"}`, i), nil); code != 201 {
+			t.Fatalf("make thread %d: %d", i, code)
+		}
+	}
+	p.navigate("/")
+	p.waitJS("the oldest bulk thread in the sidebar", `[...document.querySelectorAll('[data-testid=thread-title]')].some(e => e.textContent === 'Bulk thread 000')`, uiWait)
+	if n := p.count(tid("thread-title")); n < 120 {
+		p.fail("the sidebar shows %d threads", n)
+	}
 }
