@@ -92,15 +92,8 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	th, created, err := s.openThread(c, in, "")
+	scope, err := s.openTurn(c, &in, "", time.Now())
 	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.Header(headerThread, th.ID)
-	c.Header(headerThreadNew, strconv.FormatBool(created))
-	scope := scopeOf(c).WithThread(th.ID)
-	if err := s.linkTurn(c.Request.Context(), scope, &in, time.Now()); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -115,6 +108,20 @@ func (s *Server) handleChatCompletion(c *gin.Context) {
 		return
 	}
 	s.streamCompletion(c, scope, in, now)
+}
+
+// openTurn opens the request's thread (openThread), names it in the
+// response's headers and links the turn into the client's conversation
+// (linkTurn); it returns the turn's scope.
+func (s *Server) openTurn(c *gin.Context, in *oaicompat.Inputs, prevResponse string, now time.Time) (yakor.Scope, error) {
+	th, created, err := s.openThread(c, *in, prevResponse)
+	if err != nil {
+		return yakor.Scope{}, err
+	}
+	c.Header(headerThread, th.ID)
+	c.Header(headerThreadNew, strconv.FormatBool(created))
+	scope := scopeOf(c).WithThread(th.ID)
+	return scope, s.linkTurn(c.Request.Context(), scope, in, now)
 }
 
 // openThread is the request's thread, within its end user (the user field

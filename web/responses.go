@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -46,16 +45,9 @@ func (s *Server) handleResponseCreate(c *gin.Context) {
 	if rr.Conversation != "" {
 		in.Conversation = rr.Conversation
 	}
-	th, created, err := s.openThread(c, in, rr.PreviousResponseID)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.Header(headerThread, th.ID)
-	c.Header(headerThreadNew, strconv.FormatBool(created))
-	scope := scopeOf(c).WithThread(th.ID)
 	now := time.Now()
-	if err := s.linkTurn(c.Request.Context(), scope, &in, now); err != nil {
+	scope, err := s.openTurn(c, &in, rr.PreviousResponseID, now)
+	if err != nil {
 		s.fail(c, err)
 		return
 	}

@@ -342,15 +342,7 @@ func (r ChatRequest) MarshalJSON() ([]byte, error) {
 		}
 	}
 	if r.Tools != nil {
-		tools := make([]map[string]any, len(r.Tools))
-		for i, t := range r.Tools {
-			f := map[string]any{"name": t.Name, "description": t.Description, "strict": t.Strict}
-			if len(t.Parameters) > 0 {
-				f["parameters"] = t.Parameters
-			}
-			tools[i] = map[string]any{"type": "function", "function": f}
-		}
-		set("tools", tools)
+		m["tools"] = chatToolsJSON(r.Tools)
 	}
 	if r.ToolChoice != nil {
 		m["tool_choice"] = r.ToolChoice
