@@ -203,20 +203,6 @@ SELECT count(*) FROM m`
 	return n, nil
 }
 
-// LastChain is the link of the newest message of scope's thread on its
-// branch; Genesis when it has none linked.
-func (s *Store) LastChain(ctx context.Context, scope yakor.Scope) ([]byte, error) {
-	const q = `SELECT chain FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND kind <> 'summary'
-ORDER BY id DESC LIMIT 1`
-	var c []byte
-	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&c)
-	if found, err := postgres.Found("find the last message", err); !found || err != nil || c == nil {
-		return Genesis, err
-	}
-	return c, nil
-}
-
 // LinkBefore is the link a client's new message follows when the client
 // sends only what is new: the newest message of scope's thread on its
 // branch, passing over the user's messages after its last reply (a message

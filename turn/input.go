@@ -43,9 +43,8 @@ type Input struct {
 
 // Link is how a turn's messages join their client's conversation.
 type Link struct {
-	// On links the turn's messages and reply; Prev is the link of the
-	// client's message before the turn (nil: the thread's newest).
-	On   bool
+	// Prev is the link of the client's message before the turn
+	// (history.Genesis for the first); nil links nothing.
 	Prev []byte
 	// RegenerateBefore answers anew a message sent again whose answer was
 	// stored before this time (a client's regenerate); a later answer is

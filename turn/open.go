@@ -64,10 +64,7 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 // last), and whether it was stored now.
 func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, error) {
 	h, in := t.e.history.WithTx(tx), t.in
-	prev, err := t.prevLink(ctx, h)
-	if err != nil {
-		return history.Message{}, false, err
-	}
+	prev := in.Link.Prev // nil: the turn's messages are not linked
 	if len(in.ToolResults) == 0 {
 		nm := history.NewMessage{Role: history.RoleUser, Content: in.Content, ClientID: in.ClientID, Author: in.Author}
 		nm.Chain = link(prev, nm)
@@ -93,19 +90,6 @@ func (t *turnRun) store(ctx context.Context, tx pgx.Tx) (history.Message, bool, 
 		last, created = m, created || c
 	}
 	return last, created, nil
-}
-
-// prevLink is the link the turn's first message follows: the client's
-// (Link.Prev) or the thread's newest message's; nil when the turn is not
-// linked.
-func (t *turnRun) prevLink(ctx context.Context, h *history.Store) ([]byte, error) {
-	if !t.in.Link.On {
-		return nil, nil
-	}
-	if t.in.Link.Prev != nil {
-		return t.in.Link.Prev, nil
-	}
-	return h.LastChain(ctx, t.scope)
 }
 
 // link is nm's link after prev, nil when prev is (the turn is not linked).

@@ -31,7 +31,7 @@ const resendWait = 250 * time.Millisecond
 // (answered anew, the old answer superseded). A request with only what is
 // new follows the thread's newest reply (history.LinkBefore).
 func (s *Server) linkTurn(ctx context.Context, scope yakor.Scope, in *oaicompat.Inputs, now time.Time) error {
-	in.Turn.Link = turn.Link{On: true}
+	in.Turn.Link = turn.Link{}
 	prev := history.Genesis
 	if n := len(in.History); n > 0 {
 		prev = history.Chains(in.History)[n-1]
