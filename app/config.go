@@ -37,6 +37,7 @@ type Config struct {
 
 	WindowChars     int    // history window budget, characters
 	MaxMessageChars int    // longest accepted user message, characters
+	MaxReplyChars   int    // longest reply kept, characters
 	SystemPrompt    string // replaces the built-in system prompt
 	SearchRounds    int    // searches the model may make in one turn; 0: none
 	SearchBudget    int    // characters of hits per search
@@ -105,7 +106,7 @@ func DefaultConfig() Config {
 	return Config{
 		Addr: "127.0.0.1:8080", DataDir: "./.yakor", PGUser: cluster.DefaultUser,
 
-		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars, MaxImportMessages: history.DefaultMaxImport,
+		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
 		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true,

@@ -48,6 +48,7 @@ func Settings() []Setting {
 
 		{"window-chars", "YAKOR_WINDOW_CHARS", "history window budget in characters", m, num(func(c *Config) *int { return &c.WindowChars })},
 		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "longest user message accepted, in characters", m, num(func(c *Config) *int { return &c.MaxMessageChars })},
+		{"max-reply-chars", "YAKOR_MAX_REPLY_CHARS", "longest reply kept, in characters: a longer one is cut there (finish_reason length) and the turn's error says so", m, num(func(c *Config) *int { return &c.MaxReplyChars })},
 		{"max-import-messages", "YAKOR_MAX_IMPORT_MESSAGES", "earlier messages an OpenAI-compatible request may import into a new conversation; more is refused (400, param messages)", m, num(func(c *Config) *int { return &c.MaxImportMessages })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "system prompt replacing the built-in one", m, str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"search-rounds", "YAKOR_SEARCH_ROUNDS", "searches the model may make in one turn (SEARCH_HISTORY); 0 turns search off", m, num(func(c *Config) *int { return &c.SearchRounds })},

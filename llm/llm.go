@@ -95,6 +95,10 @@ type Request struct {
 	// many alternatives per token.
 	LogProbs    bool
 	TopLogProbs int
+	// MaxReplyChars cuts a streamed reply at that many characters: the
+	// stream is closed and the result says "length" and Truncated. 0 cuts
+	// nothing.
+	MaxReplyChars int
 }
 
 // Result describes a finished chat call.
@@ -119,6 +123,8 @@ type Result struct {
 	// LogProbs are the reply's log probabilities as the server sent them
 	// (OpenAI's choice logprobs object), when asked for and not streamed.
 	LogProbs json.RawMessage
+	// Truncated reports that the reply was cut at MaxReplyChars.
+	Truncated bool
 }
 
 // Error is returned for every failure of a model call. Use errors.As to read

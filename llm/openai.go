@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -177,7 +178,8 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(delta string) 
 	var text strings.Builder
 	attempts, err := c.retry(ctx, "stream", func(ctx context.Context) error {
 		res.ToolCalls = nil
-		return c.streamOnce(ctx, creq, &res, &text, fn)
+		end := &streamEnd{}
+		return c.streamOnce(context.WithValue(ctx, endKey{}, end), creq, req.MaxReplyChars, end, &res, &text, fn)
 	})
 	res.Attempts = attempts
 	res.Text = text.String()
@@ -192,24 +194,34 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(delta string) 
 }
 
 // streamOnce makes one streamed attempt. Once text has been emitted, any
-// failure is marked as a brokenError so that it is not retried.
-func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionRequest,
+// failure is marked as a brokenError so that it is not retried. A stream
+// that ends with neither a finish reason nor [DONE] (end says whether it
+// came) was cut: a failure, not a reply. A reply over maxChars (0: no
+// limit) is cut there and the stream closed.
+func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionRequest, maxChars int, end *streamEnd,
 	res *Result, text *strings.Builder, fn func(string) error) error {
 	stream, err := c.client.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		return err
 	}
 	defer stream.Close()
+	broken := func(err error) error {
+		if text.Len() > 0 || len(res.ToolCalls) > 0 {
+			return &brokenError{err: err}
+		}
+		return err
+	}
+	chars := 0
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
+			if res.FinishReason == "" && !end.done.Load() {
+				return broken(errCutStream)
+			}
 			return nil
 		}
 		if err != nil {
-			if text.Len() > 0 || len(res.ToolCalls) > 0 {
-				return &brokenError{err: err}
-			}
-			return err
+			return broken(err)
 		}
 		if chunk.Model != "" {
 			res.Model = chunk.Model
@@ -228,10 +240,19 @@ func (c *OpenAI) streamOnce(ctx context.Context, creq openai.ChatCompletionReque
 			res.ToolCalls = addToolDelta(res.ToolCalls, tc)
 		}
 		delta := chunk.Choices[0].Delta.Content
+		cut := false
+		if n := utf8.RuneCountInString(delta); maxChars > 0 && chars+n > maxChars {
+			delta, cut = string([]rune(delta)[:maxChars-chars]), true
+		}
+		chars += utf8.RuneCountInString(delta)
 		if err := emit(fn, delta); err != nil {
 			return err
 		}
 		text.WriteString(delta)
+		if cut {
+			res.FinishReason, res.Truncated = "length", true
+			return nil
+		}
 	}
 }
 

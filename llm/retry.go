@@ -57,6 +57,9 @@ func (t *hintTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if h, ok := req.Context().Value(hintKey{}).(*retryHint); ok {
 			h.record(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now())
 		}
+		if end, ok := req.Context().Value(endKey{}).(*streamEnd); ok {
+			resp.Body = &endReader{ReadCloser: resp.Body, end: end}
+		}
 	}
 	return resp, err
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"yakor"
 	"yakor/llm"
@@ -212,6 +213,7 @@ func (t *turnRun) pass(ctx context.Context, msgs []llm.Message, round int) (stri
 	start := time.Now()
 	first := true
 	ours := t.offerTools(&req, allow)
+	req.MaxReplyChars = max(e.cfg.MaxReplyChars-t.replied, 1)
 	res, err := e.model.Stream(ctx, req, func(delta string) error {
 		if first && round == 0 {
 			t.tr.Timings["first_delta"] = ms(time.Since(start))
@@ -225,8 +227,16 @@ func (t *turnRun) pass(ctx context.Context, msgs []llm.Message, round int) (stri
 	if res.Model != "" {
 		t.tr.Model = res.Model
 	}
-	if err := s.end(err); err != nil {
-		return s.out.String(), ask{}, err
+	endErr := s.end(err)
+	t.replied += utf8.RuneCountInString(s.out.String())
+	if endErr != nil {
+		return s.out.String(), ask{}, endErr
+	}
+	if res.Truncated {
+		// A runaway reply: kept as far as the limit, and the turn says so.
+		t.tr.Error = fmt.Sprintf("the reply was cut at %d characters (--max-reply-chars)", e.cfg.MaxReplyChars)
+		e.log.WarnContext(ctx, "the model's reply was cut at the limit", "turn", t.tr.ID, "max_reply_chars", e.cfg.MaxReplyChars)
+		return s.out.String(), ask{}, nil
 	}
 	if s.query == "" && allow && ours != "" {
 		if q, c, ok := toolQuery(res.ToolCalls, ours); ok {

@@ -36,6 +36,7 @@ type Model interface {
 type Config struct {
 	WindowChars     int           // history window budget in characters; default 20,000
 	MaxMessageChars int           // longest user message accepted; default 100,000
+	MaxReplyChars   int           // longest reply stored: a longer one is cut; default 100,000
 	SystemPrompt    string        // "" uses the built-in one
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
 	SearchRounds    int           // searches the model may make in one turn; 0: none (DefaultConfig: 2)
@@ -101,7 +102,7 @@ type Facts interface {
 // unless told otherwise; its numbers are the settings' defaults.
 func DefaultConfig() Config {
 	return Config{
-		WindowChars: 20_000, MaxMessageChars: 100_000, StaleTurnAfter: 15 * time.Minute,
+		WindowChars: 20_000, MaxMessageChars: 100_000, MaxReplyChars: 100_000, StaleTurnAfter: 15 * time.Minute,
 		SearchRounds: 2, SearchBudget: search.DefaultBudget, AnchorMode: AnchorAsync,
 	}
 }
@@ -111,6 +112,7 @@ func (c *Config) defaults() {
 	d := DefaultConfig()
 	c.WindowChars = cmp.Or(max(c.WindowChars, 0), d.WindowChars)
 	c.MaxMessageChars = cmp.Or(max(c.MaxMessageChars, 0), d.MaxMessageChars)
+	c.MaxReplyChars = cmp.Or(max(c.MaxReplyChars, 0), d.MaxReplyChars)
 	c.StaleTurnAfter = cmp.Or(max(c.StaleTurnAfter, 0), d.StaleTurnAfter)
 	c.SearchRounds = max(c.SearchRounds, 0)
 	c.SearchBudget = cmp.Or(max(c.SearchBudget, 0), d.SearchBudget)
@@ -297,6 +299,7 @@ type turnRun struct {
 	found   Layer // the hits of the model's searches, for the trace
 
 	logProbs json.RawMessage // the last pass's
+	replied  int             // characters of the reply so far, over the passes
 }
 
 // newRun starts a turn: it checks the message and finds the thread, the one
