@@ -84,7 +84,7 @@ func Settings() []Setting {
 		{"helper-model", "YAKOR_HELPER_MODEL", "helper model name; empty: the chat model", md, str(func(c *Config) *string { return &c.Helper.Model })},
 		{"embed-provider", "YAKOR_EMBED_PROVIDER", "provider of the embedding model", md, str(func(c *Config) *string { return &c.Embed.Provider })},
 		{"embed-model", "YAKOR_EMBED_MODEL", "embedding model name, e.g. text-embedding-3-small", md, str(func(c *Config) *string { return &c.Embed.Model })},
-		{"model-timeout", "YAKOR_MODEL_TIMEOUT", "time one model call may take (a whole streamed reply)", md, dur(func(c *Config) *time.Duration { return &c.ModelTimeout })},
+		{"model-timeout", "YAKOR_MODEL_TIMEOUT", "time one model call may take, all of its retries and a whole streamed reply included", md, dur(func(c *Config) *time.Duration { return &c.ModelTimeout })},
 		{"model-retries", "YAKOR_MODEL_RETRIES", "retries of a model call on 429, 5xx and connection errors", md, num(func(c *Config) *int { return &c.ModelRetries })},
 
 		{"log-level", "YAKOR_LOG_LEVEL", "debug, info, warn or error", l, str(func(c *Config) *string { return &c.LogLevel })},

@@ -40,7 +40,8 @@ type OpenAIConfig struct {
 	APIKey string
 	// Model names the model for every call.
 	Model string
-	// Timeout bounds each attempt; 0 means 120s. A stream must finish within it.
+	// Timeout bounds a call, all of its attempts and the waits between them
+	// together; 0 means 120s. A stream must finish within it.
 	Timeout time.Duration
 	// MaxRetries is how many retries follow the first attempt on 429, 500,
 	// 502, 503, 504, timeouts and connection errors; 0 means none.

@@ -98,15 +98,18 @@ func retryableStatus(status int) bool {
 	return false
 }
 
-// retry runs attempt until it succeeds, fails for good or the retries are used
-// up, sleeping between attempts. Each attempt runs under the per-attempt
-// timeout with a fresh *retryHint in its context. It returns the number of
-// attempts made. Failures come back as *Error, except a Stream callback's
-// error, which comes back as a *callbackError.
+// retry runs attempt until it succeeds, fails for good, the retries are used
+// up or the call's time is: the timeout bounds all of its attempts and the
+// waits between them together, so that a caller hears back within it. Each
+// attempt runs with what is left of it and a fresh *retryHint in its
+// context. It returns the number of attempts made. Failures come back as
+// *Error, except a Stream callback's error, which comes back as a
+// *callbackError.
 func (c *OpenAI) retry(ctx context.Context, op string, attempt func(ctx context.Context) error) (int, error) {
+	deadline := time.Now().Add(c.timeout)
 	for n := 1; ; n++ {
 		hint := &retryHint{}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, hintKey{}, hint), c.timeout)
+		actx, cancel := context.WithDeadline(context.WithValue(ctx, hintKey{}, hint), deadline)
 		err := attempt(actx)
 		attemptTimedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
@@ -123,6 +126,9 @@ func (c *OpenAI) retry(ctx context.Context, op string, attempt func(ctx context.
 		}
 		_, retryAfter := hint.get()
 		wait := c.backoff(n, retryAfter)
+		if time.Until(deadline) < wait+minAttempt {
+			return n, e // no time left for another attempt
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return n, e
 		}
@@ -139,6 +145,9 @@ func (c *OpenAI) retry(ctx context.Context, op string, attempt func(ctx context.
 		}
 	}
 }
+
+// minAttempt is the least time worth starting another attempt with.
+const minAttempt = 50 * time.Millisecond
 
 // backoff returns how long to wait before retry number n (1-based): the
 // exponential backoff with jitter, or the server's Retry-After when longer,

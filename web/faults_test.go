@@ -198,10 +198,13 @@ func TestModelServerFaults(t *testing.T) {
 						t.Fatalf("OpenAI error %+v, want a server_error with code %q", e, tc.code)
 					}
 				}
-				if n := len(fake.requests()); tc.fault != faultDropped && n != 2 {
-					t.Fatalf("the model server got %d requests, want 2 (a try and one retry)", n)
-				} else if tc.fault == faultDropped && n != 1 {
+				switch n := len(fake.requests()); {
+				case tc.fault == faultTimeout && n != 1:
+					t.Fatalf("the model server got %d requests, want 1 (a timeout uses up the call's time: no retry)", n)
+				case tc.fault == faultDropped && n != 1:
 					t.Fatalf("the model server got %d requests, want 1 (a stream broken after text is not retried)", n)
+				case tc.fault != faultTimeout && tc.fault != faultDropped && n != 2:
+					t.Fatalf("the model server got %d requests, want 2 (a try and one retry)", n)
 				}
 				if r := fake.requests(); tc.fault == fault429 && r[1].Sub(r[0]) < time.Second {
 					t.Fatalf("retried after %v, before the Retry-After of 1s", r[1].Sub(r[0]))
