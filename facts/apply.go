@@ -1,7 +1,9 @@
 package facts
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,66 +50,122 @@ func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int
 	}
 }
 
-// extractBatch is one transaction of Extract: up to factBatch
-// messages. more reports that messages up to upTo are left.
+// extractBatch is one batch of Extract: up to factBatch messages. more
+// reports that messages up to upTo are left. It reads the batch, asks the
+// helper with no transaction open, then writes what it found in one short
+// transaction that re-checks the cursor it read: when another writer (a
+// retry, a second worker) moved it meanwhile, nothing is written and the
+// batch is read again from there.
 func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64) (n int, more bool, err error) {
+	cursor, err := readFactCursor(ctx, s.db, scope)
+	if err != nil {
+		return 0, false, postgres.Wrap("extract facts", err)
+	}
+	msgs, err := history.NewStore(s.db).Messages(ctx, scope, history.MessageFilter{AfterID: cursor, Limit: factBatch})
+	if err != nil {
+		return 0, false, err
+	}
+	more = len(msgs) == factBatch
+	said, through, stopped := s.extractAll(ctx, msgs, cursor, upTo)
+	if stopped {
+		more = false
+	}
+	if through == cursor {
+		return 0, more, nil
+	}
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 7418550))`, scope.TenantID, scope.ThreadID); err != nil {
 			return err
 		}
-		project, err := threadProject(ctx, tx, scope)
-		if err != nil {
+		if now, err := readFactCursor(ctx, tx, scope); err != nil || now != cursor {
+			return cmp.Or(err, errCursorMoved)
+		}
+		if n, err = s.applyFound(ctx, tx, scope, said); err != nil {
 			return err
-		}
-		var cursor int64
-		err = tx.QueryRow(ctx, `SELECT through_id FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam()).Scan(&cursor)
-		if _, err := postgres.Found("read fact cursor", err); err != nil {
-			return err
-		}
-		msgs, err := history.NewStore(tx).Messages(ctx, scope, history.MessageFilter{AfterID: cursor, Limit: factBatch})
-		if err != nil {
-			return err
-		}
-		through := cursor
-		more = len(msgs) == factBatch
-		var context strings.Builder
-		for _, m := range msgs {
-			if upTo > 0 && m.ID > upTo {
-				more = false
-				break
-			}
-			through = m.ID
-			if m.Role != history.RoleUser || m.Kind != history.KindMessage {
-				context.WriteString(m.Role + ": " + cut(m.Content, 500) + "\n")
-				continue
-			}
-			cands, forget := s.extract(ctx, m.Content, context.String())
-			for _, phrase := range forget {
-				k, err := forgetFacts(ctx, tx, scope, project, phrase)
-				if err != nil {
-					return err
-				}
-				n += k
-			}
-			for _, c := range cands {
-				if err := s.applyFact(ctx, tx, scope, project, m.ID, c); err != nil {
-					return err
-				}
-				n++
-			}
-			context.WriteString("user: " + cut(m.Content, 500) + "\n")
-		}
-		if through == cursor {
-			return nil
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO fact_cursors (tenant_id, thread_id, through_id) VALUES ($1, $2, $3)
 ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_id, updated_at = now()`, scope.TenantID, scope.ThreadParam(), through)
 		return err
 	})
+	if errors.Is(err, errCursorMoved) {
+		return 0, true, nil // another writer got there first: read on from its cursor
+	}
 	if err != nil {
 		return 0, false, postgres.Wrap("extract facts", err)
 	}
 	return n, more, nil
+}
+
+// errCursorMoved is a batch's write finding the thread's fact cursor moved
+// since the batch read it.
+var errCursorMoved = errors.New("facts: the cursor moved")
+
+// found is what one user message said: facts and what to forget.
+type found struct {
+	messageID int64
+	cands     []Candidate
+	forget    []string
+}
+
+// extractAll asks for the facts of each user message of msgs up to upTo
+// (the other messages are their context), with no transaction open. It
+// returns them, the last message read, and whether upTo cut the batch.
+func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, upTo int64) (out []found, through int64, stopped bool) {
+	through = cursor
+	var context strings.Builder
+	for _, m := range msgs {
+		if upTo > 0 && m.ID > upTo {
+			return out, through, true
+		}
+		through = m.ID
+		if m.Role != history.RoleUser || m.Kind != history.KindMessage {
+			context.WriteString(m.Role + ": " + cut(m.Content, 500) + "\n")
+			continue
+		}
+		cands, forget := s.extract(ctx, m.Content, context.String())
+		out = append(out, found{messageID: m.ID, cands: cands, forget: forget})
+		context.WriteString("user: " + cut(m.Content, 500) + "\n")
+	}
+	return out, through, false
+}
+
+// applyFound writes what the messages said, in tx: the forgetting first,
+// then the facts, message by message.
+func (s *Store) applyFound(ctx context.Context, tx pgx.Tx, scope yakor.Scope, all []found) (int, error) {
+	project, err := threadProject(ctx, tx, scope)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range all {
+		for _, phrase := range f.forget {
+			k, err := forgetFacts(ctx, tx, scope, project, phrase)
+			if err != nil {
+				return n, err
+			}
+			n += k
+		}
+		for _, c := range f.cands {
+			if err := s.applyFact(ctx, tx, scope, project, f.messageID, c); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// readFactCursor is the last message of scope's thread whose facts were
+// taken (0: none).
+func readFactCursor(ctx context.Context, db interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}, scope yakor.Scope) (int64, error) {
+	var cursor int64
+	err := db.QueryRow(ctx, `SELECT through_id FROM fact_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam()).Scan(&cursor)
+	if _, err := postgres.Found("read fact cursor", err); err != nil {
+		return 0, err
+	}
+	return cursor, nil
 }
 
 // extract asks the helper model for a message's facts, or the offline
