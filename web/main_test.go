@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +55,10 @@ func mustStackHelper(tb testing.TB, model turn.Model, helper anchors.Completer, 
 type stackOptions struct {
 	model        turn.Model        // nil: offline
 	anchorHelper anchors.Completer // nil: the offline extractor
-	grader       sufler.Completer  // nil: the offline grader (and research notes)
+	// helpers, when set, are every job's helper model (anchorHelper and
+	// grader are then not used).
+	helpers *app.Helpers
+	grader  sufler.Completer // nil: the offline grader (and research notes)
 	// cfg's non-zero fields override the settings' defaults.
 	cfg    turn.Config
 	memory mnemos.Config
@@ -104,7 +108,7 @@ func newStack(tb testing.TB, o stackOptions) *stack {
 	}
 	opts := []app.Option{
 		app.WithDatabase(&app.Database{Owner: pool, Tenant: svc}),
-		app.WithHelpers(app.Helpers{Anchors: o.anchorHelper, Grader: o.grader, Research: o.grader}),
+		app.WithHelpers(*cmp.Or(o.helpers, &app.Helpers{Anchors: o.anchorHelper, Grader: o.grader, Research: o.grader})),
 		app.WithTuning(func(t *app.Tuning) {
 			t.Memory = o.memory
 			t.Compact.MinSave = 200
