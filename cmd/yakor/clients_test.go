@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -134,6 +135,12 @@ func TestClientOpenAI(t *testing.T) {
 	}
 	cs.once(t, "oa-tools", 1)
 	cs.once(t, "oa-resp", 1)
+	reqs := cs.model.take()
+	sawCallerTools(t, reqs)
+	sawFormat(t, reqs, "json_schema")
+	if n := lastSays(reqs, "FAIL-ONCE"); n != 2 {
+		t.Fatalf("the model got the failing message %d times, want 2 (the failure and the client's retry)", n)
+	}
 }
 
 // TestClientAISDK runs the Vercel AI SDK (testdata clients_aisdk.mjs):
@@ -154,6 +161,9 @@ func TestClientAISDK(t *testing.T) {
 	}
 	cs.once(t, "ai-tools", 1)
 	cs.once(t, "ai-compat", 1)
+	reqs := cs.model.take()
+	sawCallerTools(t, reqs)
+	sawFormat(t, reqs, "json_schema")
 }
 
 // TestClientLangChain runs LangChain JS (testdata clients_langchain.mjs):
@@ -174,4 +184,64 @@ func TestClientLangChain(t *testing.T) {
 		}
 	}
 	cs.once(t, "lc-two", 1)
+	reqs := cs.model.take()
+	sawCallerTools(t, reqs)
+	if n := lastSays(reqs, "FAIL-ONCE"); n != 2 {
+		t.Fatalf("the model got the failing message %d times, want 2 (the failure and the client's retry)", n)
+	}
+}
+
+// offered is the names of the tools a request offered the model.
+func offered(req map[string]any) []string {
+	var names []string
+	tools, _ := req["tools"].([]any)
+	for _, raw := range tools {
+		tool, _ := raw.(map[string]any)
+		f, _ := tool["function"].(map[string]any)
+		name, _ := f["name"].(string)
+		names = append(names, name)
+	}
+	return names
+}
+
+// sawCallerTools fails unless some request offered the model the caller's
+// get_weather beside Yakor's own search (a name of Yakor's, yakor_…).
+func sawCallerTools(t *testing.T, reqs []map[string]any) {
+	t.Helper()
+	var all []string
+	for _, req := range reqs {
+		names := strings.Join(offered(req), " ")
+		if strings.Contains(names, "get_weather") && strings.Contains(names, "yakor_") {
+			return
+		}
+		all = append(all, "["+names+"]")
+	}
+	t.Fatalf("no request of %d offered get_weather beside Yakor's search: %v", len(reqs), all)
+}
+
+// sawFormat fails unless some request asked the model for a response
+// format of the type.
+func sawFormat(t *testing.T, reqs []map[string]any, typ string) {
+	t.Helper()
+	for _, req := range reqs {
+		if f, _ := req["response_format"].(map[string]any); f["type"] == typ {
+			return
+		}
+	}
+	t.Fatalf("no request of %d asked the model for response_format %s", len(reqs), typ)
+}
+
+// lastSays counts the requests whose last message says s.
+func lastSays(reqs []map[string]any, s string) int {
+	n := 0
+	for _, req := range reqs {
+		msgs, _ := req["messages"].([]any)
+		if len(msgs) == 0 {
+			continue
+		}
+		if last, _ := msgs[len(msgs)-1].(map[string]any); strings.Contains(fmt.Sprint(last["content"]), s) {
+			n++
+		}
+	}
+	return n
 }
