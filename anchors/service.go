@@ -13,7 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
+	"yakor/keylock"
 	"yakor/llm"
+	"yakor/postgres"
 	"yakor/words"
 )
 
@@ -42,7 +44,7 @@ type Service struct {
 	helper    Completer // nil: the offline extractor
 	log       *slog.Logger
 	fallbacks prometheus.Counter
-	threads   threadLocks // one anchoring at a time per thread
+	threads   keylock.Locks // one anchoring at a time per thread
 }
 
 // NewService returns a Service. helper may be nil; reg may be nil.
@@ -91,13 +93,29 @@ const maxAttempts = 3
 // it rewrites) and otherwise starts over from the read. Within this
 // process one anchoring at a time runs per thread.
 func (s *Service) Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
-	unlock, err := s.threads.lock(ctx, scope.TenantID+"/"+scope.ThreadID)
+	return s.apply(ctx, scope, upTo, nil)
+}
+
+// ApplyRead is Apply with the messages already read by the caller (the
+// turn's one helper call, package upkeep): a message in read is decided on
+// its extraction, one missing from it is read offline, never by this
+// service's helper model.
+func (s *Service) ApplyRead(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Extraction) ([]Applied, error) {
+	if read == nil {
+		read = map[int64]Extraction{}
+	}
+	return s.apply(ctx, scope, upTo, read)
+}
+
+// apply is Apply, reading the messages from read when it is not nil.
+func (s *Service) apply(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Extraction) ([]Applied, error) {
+	unlock, err := s.threads.Lock(ctx, scope.TenantID+"/"+scope.ThreadID)
 	if err != nil {
 		return nil, fmt.Errorf("anchor thread: %w", err)
 	}
 	defer unlock()
 	for attempt := 1; ; attempt++ {
-		out, err := s.process(ctx, scope, upTo)
+		out, err := s.process(ctx, scope, upTo, read)
 		if errors.Is(err, errChanged) && attempt < maxAttempts {
 			s.log.InfoContext(ctx, "the thread changed while its messages were anchored; anchoring again", "thread", scope.ThreadID, "attempt", attempt)
 			continue
@@ -112,14 +130,14 @@ func (s *Service) Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]A
 // process reads scope's thread up to upTo and extracts and decides its new
 // messages with no transaction open, then writes the decisions in one
 // (errChanged when the thread changed meanwhile).
-func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64) ([]Applied, error) {
+func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Extraction) ([]Applied, error) {
 	st, msgs, err := load(ctx, s.db, scope, upTo, mergeWindow(s.cfg.Decide))
 	if err != nil || st.last >= upTo {
 		return nil, err
 	}
 	cfg := s.cfg.Decide
 	cfg.Similar = words.NewSimilarity()
-	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors) }
+	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors, read) }
 	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, s.db, scope, id) }
 	b, err := decideRun(cfg, st, msgs, extract, dataOf)
 	if err != nil {
@@ -134,17 +152,22 @@ func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64) ([
 }
 
 // extract reads one message: a user's message for its topic and data, an
-// assistant's only for data (it answers within the user's topic).
-func (s *Service) extract(ctx context.Context, m message, current *Anchor, authors []string) Extraction {
+// assistant's only for data (it answers within the user's topic). A
+// message in read (when read is not nil) is taken as read there; one
+// missing from it is read offline.
+func (s *Service) extract(ctx context.Context, m message, current *Anchor, authors []string, read map[int64]Extraction) Extraction {
+	var ok bool
 	var ex Extraction
-	if s.helper != nil {
+	switch ex, ok = read[m.ID]; {
+	case ok:
+	case read == nil && s.helper != nil:
 		var err error
 		if ex, err = s.extractHelper(ctx, m, current); err != nil {
 			s.fallbacks.Inc()
 			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.ID, "err", err)
 			ex = OfflineExtract(m.Content, authors)
 		}
-	} else {
+	default:
 		ex = OfflineExtract(m.Content, authors)
 	}
 	if m.Role != "user" {
@@ -194,10 +217,34 @@ func parseHelper(text string) (Extraction, error) {
 	if v.Topic == nil || v.Data == nil || v.DataChanged == nil {
 		return Extraction{}, errors.New("helper answer lacks topic, data or data_changed")
 	}
-	if n := utf8.RuneCountInString(*v.Topic); n > 200 || !utf8.ValidString(*v.Topic+*v.Data) {
+	return Helped(*v.Topic, *v.Data, *v.DataChanged)
+}
+
+// Helped is the extraction a helper model answered for a message: its
+// topic (at most 200 runes), its key data (distilled to MaxData) and
+// whether the data changed (only when there is some).
+func Helped(topic, data string, changed bool) (Extraction, error) {
+	if n := utf8.RuneCountInString(topic); n > 200 || !utf8.ValidString(topic+data) {
 		return Extraction{}, errors.New("helper topic is too long or not text")
 	}
-	return Extraction{Topic: strings.TrimSpace(*v.Topic), Data: Distill("", *v.Data, MaxData), DataChanged: *v.DataChanged && strings.TrimSpace(*v.Data) != "", Source: SourceHelper}, nil
+	return Extraction{Topic: strings.TrimSpace(topic), Data: Distill("", data, MaxData), DataChanged: changed && strings.TrimSpace(data) != "", Source: SourceHelper}, nil
+}
+
+// Current is scope's thread's current anchor, if it has one: the topic
+// the conversation is on, with its data.
+func (s *Service) Current(ctx context.Context, scope yakor.Scope) (Anchor, bool, error) {
+	st, err := readCursor(ctx, s.db, scope, false)
+	if err != nil || st.currentID == 0 {
+		return Anchor{}, false, postgres.Wrap("current anchor", err)
+	}
+	as, err := recentAnchors(ctx, s.db, scope, 0, st.currentID, false)
+	if err != nil {
+		return Anchor{}, false, err
+	}
+	if a := find(as, st.currentID); a != nil {
+		return *a, true, nil
+	}
+	return Anchor{}, false, nil
 }
 
 // Block returns the prompt's anchors block for scope's thread, in lang, and

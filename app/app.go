@@ -31,6 +31,7 @@ import (
 	"yakor/search"
 	"yakor/sufler"
 	"yakor/turn"
+	"yakor/upkeep"
 	"yakor/web"
 )
 
@@ -53,7 +54,11 @@ type App struct {
 	Grader    *sufler.Service
 	Searcher  *search.Searcher
 	Compactor *history.Compactor // nil with compaction off
-	Research  *likbez.Service
+	// Upkeep reads a turn's new messages for its anchors, facts and grade
+	// in one helper call; nil when a test gives those roles helpers of
+	// their own (WithHelpers).
+	Upkeep   *upkeep.Service
+	Research *likbez.Service
 	// Queue is River's durable job queue; nil with WithInlineJobs, whose
 	// queue is Inline.
 	Queue  *jobs.Client
@@ -165,6 +170,20 @@ func (a *App) workers(tenant TenantDB, space *mnemos.Space, t Tuning, m models) 
 	}
 	if cfg.Facts {
 		w.Facts = a.Facts
+	}
+	if !m.helpers.separate() {
+		parts := upkeep.Parts{Messages: a.History, Turns: a.Engine}
+		if cfg.AnchorMode != turn.AnchorOff {
+			parts.Anchors = a.Anchors
+		}
+		if cfg.Grading {
+			parts.Grades = a.Grader
+		}
+		if cfg.Facts {
+			parts.Facts = a.Facts
+		}
+		a.Upkeep = upkeep.New(tenant, m.helpers.Upkeep, parts, t.Upkeep, a.Log, a.Registry)
+		w.Upkeep = a.Upkeep
 	}
 	if cfg.Compaction {
 		var flush history.Flusher

@@ -21,6 +21,7 @@ import (
 	"yakor/mnemos"
 	"yakor/postgres/cluster"
 	"yakor/turn"
+	"yakor/upkeep"
 )
 
 // Config is every setting of Yakor, parsed once from flags and the
@@ -35,19 +36,20 @@ type Config struct {
 	PGBin              string // PostgreSQL server binaries for the private cluster
 	PGUser             string // account the private cluster runs as when yakor runs as root
 
-	WindowChars     int    // history window budget, characters
-	MaxMessageChars int    // longest accepted user message, characters
-	MaxReplyChars   int    // longest reply kept, characters
-	SystemPrompt    string // replaces the built-in system prompt
-	SearchRounds    int    // searches the model may make in one turn; 0: none
-	SearchBudget    int    // characters of hits per search
-	SearchTool      bool   // also offer search as a search_history tool
-	AnchorMode      string // async, sync or off
-	AnchorThreshold int    // characters since the last anchor that set a new one
-	AnchorBudget    int    // characters of the prompt's anchors block
-	Workers         int    // post-turn jobs this instance runs at once
-	Grading         bool   // grade every reply after it is sent
-	MemoryBudget    int    // characters of the <memory-context> block; 0: no long-term memory in prompts
+	WindowChars     int     // history window budget, characters
+	MaxMessageChars int     // longest accepted user message, characters
+	MaxReplyChars   int     // longest reply kept, characters
+	SystemPrompt    string  // replaces the built-in system prompt
+	SearchRounds    int     // searches the model may make in one turn; 0: none
+	SearchBudget    int     // characters of hits per search
+	SearchTool      bool    // also offer search as a search_history tool
+	AnchorMode      string  // async, sync or off
+	AnchorThreshold int     // characters since the last anchor that set a new one
+	AnchorBudget    int     // characters of the prompt's anchors block
+	Workers         int     // post-turn jobs this instance runs at once
+	Grading         bool    // grade replies after they are sent
+	GradeRate       float64 // share of replies graded (0 to 1)
+	MemoryBudget    int     // characters of the <memory-context> block; 0: no long-term memory in prompts
 	MemoryMinScore  float64
 	MemoryMerge     float64
 	SearchSemantic  bool // embed messages and fuse a semantic leg into history search
@@ -109,7 +111,7 @@ func DefaultConfig() Config {
 		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
 		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
-		Workers: jobs.DefaultConfig().Workers, Grading: true,
+		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,
 		MemoryBudget: mc.Recall.Budget, MemoryMinScore: mc.Recall.MinSimilarity, MemoryMerge: mc.MergeThreshold,
 		Compaction: true, Facts: true, FactBudget: fa.Budget,
 		FactCapChat: fa.Caps.Chat, FactCapUser: fa.Caps.User, FactCapProject: fa.Caps.Project,

@@ -36,7 +36,7 @@ func (a *App) models(o options) models {
 		m.helpers = *o.helpers
 	case cfg.Helper.Provider == ProviderOpenAI:
 		h := a.openAI(cfg.Helper.Model)
-		m.helpers = Helpers{Anchors: h, Grader: h, Facts: h, Compaction: h, Research: h}
+		m.helpers = Helpers{Upkeep: h, Anchors: h, Grader: h, Facts: h, Compaction: h, Research: h}
 	}
 	return m
 }

@@ -14,6 +14,7 @@ import (
 	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/turn"
+	"yakor/upkeep"
 )
 
 // Option changes how New builds the app: for tests and benchmarks, which
@@ -51,7 +52,18 @@ type Completer interface {
 // Without WithHelpers every job asks the configured helper model (none
 // when its provider is offline).
 type Helpers struct {
+	// Upkeep reads a turn's new messages for their topics, facts and
+	// grade in one call (package upkeep).
+	Upkeep                                       Completer
 	Anchors, Grader, Facts, Compaction, Research Completer
+}
+
+// separate tells whether the post-turn jobs ask each role's own helper:
+// when one of anchoring, grading and facts has a helper and the turn's
+// one reading has none (a test of that role's helper). Otherwise a turn's
+// anchoring, facts and grading are one upkeep job.
+func (h Helpers) separate() bool {
+	return h.Upkeep == nil && (h.Anchors != nil || h.Grader != nil || h.Facts != nil)
 }
 
 // Tuning are the packages' configurations New derives from Config; a
@@ -63,6 +75,7 @@ type Tuning struct {
 	Memory   mnemos.Config
 	Facts    facts.Config
 	Compact  history.CompactConfig
+	Upkeep   upkeep.Config
 	Research likbez.Config
 	Fetch    likbez.FetchConfig
 	Jobs     jobs.Config
@@ -116,6 +129,7 @@ func (c Config) tuning() Tuning {
 		Anchors:  anchors.DefaultServiceConfig(),
 		Memory:   mnemos.DefaultConfig(),
 		Compact:  history.CompactConfig{WindowChars: c.WindowChars},
+		Upkeep:   upkeep.Config{GradeRate: c.GradeRate, Model: c.Helper.Model},
 		Research: likbez.Config{Results: c.ResearchResults},
 		Fetch: likbez.FetchConfig{
 			Timeout: c.ResearchFetchTimeout, MaxBytes: int64(c.ResearchMaxBytes), AllowPrivate: c.ResearchAllowPrivate,

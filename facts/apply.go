@@ -40,9 +40,33 @@ const factBatch = 200
 // thread and moves the cursor in the same transaction, so no message is read
 // twice. It returns how many facts it wrote or merged.
 func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
+	return s.extractUpTo(ctx, scope, upTo, nil)
+}
+
+// Said is what one user message said: the facts to keep and what to
+// forget.
+type Said struct {
+	Facts  []Candidate
+	Forget []string
+}
+
+// ExtractRead is Extract with the messages already read by the caller
+// (the turn's one helper call, package upkeep): a user message in read
+// says what read holds, one missing from it is read offline, never by
+// this store's helper model.
+func (s *Store) ExtractRead(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Said) (int, error) {
+	if read == nil {
+		read = map[int64]Said{}
+	}
+	return s.extractUpTo(ctx, scope, upTo, read)
+}
+
+// extractUpTo is Extract, reading the messages from read when it is not
+// nil.
+func (s *Store) extractUpTo(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Said) (int, error) {
 	total := 0
 	for {
-		n, more, err := s.extractBatch(ctx, scope, upTo)
+		n, more, err := s.extractBatch(ctx, scope, upTo, read)
 		total += n
 		if err != nil || !more {
 			return total, err
@@ -56,7 +80,7 @@ func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int
 // transaction that re-checks the cursor it read: when another writer (a
 // retry, a second worker) moved it meanwhile, nothing is written and the
 // batch is read again from there.
-func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64) (n int, more bool, err error) {
+func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64, read map[int64]Said) (n int, more bool, err error) {
 	cursor, err := readFactCursor(ctx, s.db, scope)
 	if err != nil {
 		return 0, false, postgres.Wrap("extract facts", err)
@@ -66,7 +90,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64)
 		return 0, false, err
 	}
 	more = len(msgs) == factBatch
-	said, through, stopped := s.extractAll(ctx, msgs, cursor, upTo)
+	said, through, stopped := s.extractAll(ctx, msgs, cursor, upTo, read)
 	if stopped {
 		more = false
 	}
@@ -100,17 +124,16 @@ ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_i
 // since the batch read it.
 var errCursorMoved = errors.New("facts: the cursor moved")
 
-// found is what one user message said: facts and what to forget.
+// found is what one user message said.
 type found struct {
 	messageID int64
-	cands     []Candidate
-	forget    []string
+	Said
 }
 
 // extractAll asks for the facts of each user message of msgs up to upTo
 // (the other messages are their context), with no transaction open. It
 // returns them, the last message read, and whether upTo cut the batch.
-func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, upTo int64) (out []found, through int64, stopped bool) {
+func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, upTo int64, read map[int64]Said) (out []found, through int64, stopped bool) {
 	through = cursor
 	var context strings.Builder
 	for _, m := range msgs {
@@ -122,8 +145,15 @@ func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, 
 			context.WriteString(m.Role + ": " + cut(m.Content, 500) + "\n")
 			continue
 		}
-		cands, forget := s.extract(ctx, m.Content, context.String())
-		out = append(out, found{messageID: m.ID, cands: cands, forget: forget})
+		said, ok := read[m.ID]
+		switch {
+		case ok:
+		case read == nil:
+			said = s.extract(ctx, m.Content, context.String())
+		default:
+			said.Facts, said.Forget = Offline(m.Content)
+		}
+		out = append(out, found{messageID: m.ID, Said: said})
 		context.WriteString("user: " + cut(m.Content, 500) + "\n")
 	}
 	return out, through, false
@@ -138,14 +168,14 @@ func (s *Store) applyFound(ctx context.Context, tx pgx.Tx, scope yakor.Scope, al
 	}
 	n := 0
 	for _, f := range all {
-		for _, phrase := range f.forget {
+		for _, phrase := range f.Forget {
 			k, err := forgetFacts(ctx, tx, scope, project, phrase)
 			if err != nil {
 				return n, err
 			}
 			n += k
 		}
-		for _, c := range f.cands {
+		for _, c := range f.Facts {
 			if err := s.applyFact(ctx, tx, scope, project, f.messageID, c); err != nil {
 				return n, err
 			}
@@ -170,18 +200,20 @@ func readFactCursor(ctx context.Context, db interface {
 
 // extract asks the helper model for a message's facts, or the offline
 // extractor.
-func (s *Store) extract(ctx context.Context, message, context string) ([]Candidate, []string) {
+func (s *Store) extract(ctx context.Context, message, context string) Said {
 	if s.helper != nil {
 		res, err := s.helper.Complete(ctx, Request(message, context))
 		if err == nil {
 			cands, forget, err := Parse(res.Text)
 			if err == nil {
-				return cands, forget
+				return Said{Facts: cands, Forget: forget}
 			}
 		}
 		s.log.WarnContext(ctx, "helper fact extraction failed; using the offline extractor", "err", err)
 	}
-	return Offline(message)
+	var said Said
+	said.Facts, said.Forget = Offline(message)
+	return said
 }
 
 // applyFact stores one candidate from message msgID.

@@ -72,8 +72,15 @@ func Parse(text string) ([]Candidate, []string, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, fmt.Errorf("%w: text after the JSON object", ErrBadAnswer)
 	}
+	return Candidates(ans.Facts), Forgets(ans.Forget), nil
+}
+
+// Candidates reads the "facts" items of a helper's answer as Parse does:
+// an item that is not a fact of a known scope and kind with a text is
+// dropped; at most 10 are kept.
+func Candidates(items []json.RawMessage) []Candidate {
 	var cands []Candidate
-	for _, raw := range ans.Facts {
+	for _, raw := range items {
 		var f struct {
 			Scope, Kind, Slot, Text, Value string
 			Confidence                     *float64
@@ -89,12 +96,18 @@ func Parse(text string) ([]Candidate, []string, error) {
 			cands = append(cands, c)
 		}
 	}
+	return cands
+}
+
+// Forgets reads the "forget" items of a helper's answer as Parse does: at
+// most 10 non-empty strings, each made one line.
+func Forgets(items []json.RawMessage) []string {
 	var forget []string
-	for _, raw := range ans.Forget {
+	for _, raw := range items {
 		var w string
 		if json.Unmarshal(raw, &w) == nil && strings.TrimSpace(w) != "" && len(forget) < maxFacts {
 			forget = append(forget, strings.Join(strings.Fields(w), " "))
 		}
 	}
-	return cands, forget, nil
+	return forget
 }

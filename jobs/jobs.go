@@ -1,10 +1,11 @@
 // Package jobs runs Yakor's post-turn work through River, a job queue kept
 // in the same PostgreSQL: a job is enqueued in the transaction that stores
 // the reply, survives a crash, and is retried with backoff. Workers call
-// into the domain packages: anchoring (anchors), grading (sufler), message
-// embeddings (mnemos), fact extraction (facts), compaction (history) and the
-// research job (likbez, also on a schedule), on queues of their own so that
-// a slow helper model never holds up the others. The job queue's tables are
+// into the domain packages: the turn's upkeep (upkeep: anchoring, facts
+// and grading from one helper call), message embeddings (mnemos),
+// compaction (history) and the research job (likbez, also on a schedule),
+// on queues of their own so that a slow helper model never holds up the
+// others. The job queue's tables are
 // River's own. A job over a tenant's data works in that tenant
 // (yakor.WithTenant), the one the database lets it see.
 package jobs
@@ -64,6 +65,21 @@ func uniqueIn(queue string) river.InsertOpts {
 	return river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// Upkeeper reads a thread's new messages for its anchors, facts and
+// grades with one helper call (package upkeep).
+type Upkeeper interface {
+	Process(ctx context.Context, scope yakor.Scope, upTo int64) (int, error)
+}
+
+// UpkeepArgs asks to read a thread's messages up to UpTo for its memory.
+type UpkeepArgs struct{ UpTo }
+
+// Kind names the job.
+func (UpkeepArgs) Kind() string { return "upkeep_thread" }
+
+// InsertOpts keeps one such job per thread and message.
+func (UpkeepArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueUpkeep) }
+
 // AnchorArgs asks to anchor a thread's messages up to UpTo.
 type AnchorArgs struct{ UpTo }
 
@@ -122,6 +138,7 @@ func (w *threadWorker[A]) Timeout(*river.Job[A]) time.Duration { return w.timeou
 
 // Queues.
 const (
+	queueUpkeep     = "upkeep"
 	queueAnchors    = "anchors"
 	queueGrades     = "grades"
 	queueEmbeddings = "embeddings"
@@ -144,8 +161,11 @@ type Config struct {
 func DefaultConfig() Config { return Config{Workers: 4} }
 
 // Workers are the domain services the jobs call; a nil one's jobs are
-// never enqueued.
+// never enqueued. With Upkeep set, a turn's anchoring, facts and grading
+// are one upkeep job (one helper call); Anchors, Grader and Facts then
+// only work the jobs of their own kinds an older instance enqueued.
 type Workers struct {
+	Upkeep   Upkeeper
 	Anchors  Anchorer
 	Grader   Grader
 	Messages MessageEmbedder
@@ -179,6 +199,10 @@ func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
+		if w.Upkeep != nil {
+			river.AddWorker(workers, &threadWorker[UpkeepArgs]{work: w.Upkeep.Process, replies: replies, timeout: 5 * time.Minute})
+			rc.Queues[queueUpkeep] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
 		if w.Anchors != nil {
 			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, replies: replies})
 			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
@@ -248,17 +272,22 @@ func (c *Client) Stop(ctx context.Context) error {
 func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a turn.AfterTurn) error {
 	t := UpTo{Thread: ThreadOf(scope), UpTo: a.ReplyID}
 	var params []river.InsertManyParams
-	if a.Anchor && c.w.Anchors != nil {
-		params = append(params, river.InsertManyParams{Args: AnchorArgs{t}})
-	}
-	if c.w.Grader != nil && !a.Imported {
-		params = append(params, river.InsertManyParams{Args: GradeArgs{Thread: ThreadOf(scope), ReplyID: a.ReplyID}})
+	switch {
+	case c.w.Upkeep != nil:
+		params = append(params, river.InsertManyParams{Args: UpkeepArgs{t}})
+	default:
+		if a.Anchor && c.w.Anchors != nil {
+			params = append(params, river.InsertManyParams{Args: AnchorArgs{t}})
+		}
+		if c.w.Grader != nil && !a.Imported {
+			params = append(params, river.InsertManyParams{Args: GradeArgs{Thread: ThreadOf(scope), ReplyID: a.ReplyID}})
+		}
+		if c.w.Facts != nil {
+			params = append(params, river.InsertManyParams{Args: FactsArgs{t}})
+		}
 	}
 	if c.w.Messages != nil {
 		params = append(params, river.InsertManyParams{Args: EmbedArgs{t}})
-	}
-	if c.w.Facts != nil {
-		params = append(params, river.InsertManyParams{Args: FactsArgs{t}})
 	}
 	if c.w.Compact != nil {
 		params = append(params, river.InsertManyParams{Args: CompactArgs{t}})

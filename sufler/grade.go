@@ -107,17 +107,24 @@ func (g *Grader) Grade(ctx context.Context, ex Exchange) (Grade, error) {
 	if err != nil {
 		return Grade{}, fmt.Errorf("grade: model %q answered %q: %w", name, cut(res.Text, 200), err)
 	}
-	gr.Grader = name
+	return gr.settle(name, ex.Question), nil
+}
+
+// settle finishes a helper's grade of an answer to question, as Grade
+// documents: the grader's name, the reason on one line and cut, the
+// research topic kept (or made) only for a grade of 2 or less.
+func (gr Grade) settle(grader, question string) Grade {
+	gr.Grader = grader
 	gr.Reason = cut(oneLine(gr.Reason), reasonRunes)
 	gr.ResearchTopic = oneLine(gr.ResearchTopic)
 	switch {
 	case gr.Score >= 3:
 		gr.ResearchTopic = ""
 	case gr.ResearchTopic == "":
-		gr.ResearchTopic = topic(ex.Question)
+		gr.ResearchTopic = topic(question)
 	}
 	gr.ResearchTopic = cut(gr.ResearchTopic, topicRunes)
-	return gr, nil
+	return gr
 }
 
 // Request builds the helper-model request for ex: a system message with the
@@ -199,7 +206,21 @@ func Parse(text string) (Grade, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Grade{}, badAnswer("text after the JSON object")
 	}
+	return gradeOf(fields)
+}
 
+// ParseObject reads one grade object of a helper's answer, as Parse reads
+// the object of a whole answer; its errors wrap ErrBadAnswer.
+func ParseObject(raw json.RawMessage) (Grade, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return Grade{}, badAnswer("grade is not a JSON object: %q", cut(string(raw), 60))
+	}
+	return gradeOf(fields)
+}
+
+// gradeOf reads a grade object's fields (see Parse).
+func gradeOf(fields map[string]json.RawMessage) (Grade, error) {
 	var g Grade
 	raw, ok := fields["score"]
 	if !ok {

@@ -140,6 +140,12 @@ func (s *Service) GradeReply(ctx context.Context, scope yakor.Scope, replyID int
 	if err := s.grade(ctx, ex, final); err != nil {
 		return err
 	}
+	return s.corrected(ctx, ex, func(pex exchange) error { return s.grade(ctx, pex, final) })
+}
+
+// corrected grades, with grade, the reply before ex's question when that
+// question corrects it.
+func (s *Service) corrected(ctx context.Context, ex exchange, grade func(exchange) error) error {
 	if ex.question.ID == 0 || !Corrects(ex.Question) {
 		return nil
 	}
@@ -151,7 +157,30 @@ func (s *Service) GradeReply(ctx context.Context, scope yakor.Scope, replyID int
 	if err != nil {
 		return err
 	}
-	return s.grade(ctx, pex, final)
+	return grade(pex)
+}
+
+// GradeRead routes a grade the caller read for reply replyID of scope's
+// thread (the turn's one helper call, package upkeep), given by grader
+// (the helper model's name); a nil g grades the reply offline. A reply
+// whose question corrects the reply before it has that one graded again,
+// offline (a correction is the offline grader's first rule).
+func (s *Service) GradeRead(ctx context.Context, scope yakor.Scope, replyID int64, g *Grade, grader string) error {
+	ex, err := s.load(ctx, scope, replyID, true)
+	if err != nil {
+		if yakor.ErrorCode(err) == yakor.ENOTFOUND {
+			return nil
+		}
+		return err
+	}
+	gr := Offline(ex.Exchange)
+	if g != nil {
+		gr = g.settle(grader, ex.Question)
+	}
+	if err := s.route(ctx, ex, gr); err != nil {
+		return err
+	}
+	return s.corrected(ctx, ex, func(pex exchange) error { return s.route(ctx, pex, Offline(pex.Exchange)) })
 }
 
 func (s *Service) grade(ctx context.Context, ex exchange, final bool) error {
@@ -165,6 +194,11 @@ func (s *Service) grade(ctx context.Context, ex exchange, final bool) error {
 		g = Offline(ex.Exchange)
 		g.Grader = GraderOffline + " (helper model failed)"
 	}
+	return s.route(ctx, ex, g)
+}
+
+// route routes the grader's grade of ex.
+func (s *Service) route(ctx context.Context, ex exchange, g Grade) error {
 	r, err := s.router.Route(ctx, s.graded(ex, g, mnemos.SourceModel))
 	if err != nil {
 		return err

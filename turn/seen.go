@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -16,6 +17,20 @@ import (
 // ENOTFOUND when the user has no such turn. The grader reads it to judge a
 // reply against what its model saw.
 func (e *Engine) Seen(ctx context.Context, scope yakor.Scope, id string) (question int64, seen []int64, err error) {
+	return e.shown(ctx, scope, id, LayerWindow, LayerFound)
+}
+
+// Found is what turn id of scope's user found by searching the history:
+// the messages of its search hits (none when it did not search), the hits
+// its reply may have used. ENOTFOUND when the user has no such turn.
+func (e *Engine) Found(ctx context.Context, scope yakor.Scope, id string) ([]int64, error) {
+	_, found, err := e.shown(ctx, scope, id, LayerFound)
+	return found, err
+}
+
+// shown is the user message turn id answered and the messages of its
+// layers named.
+func (e *Engine) shown(ctx context.Context, scope yakor.Scope, id string, names ...string) (question int64, ids []int64, err error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return 0, nil, yakor.Errorf(yakor.ENOTFOUND, "turn %q not found", id)
 	}
@@ -30,9 +45,9 @@ func (e *Engine) Seen(ctx context.Context, scope yakor.Scope, id string) (questi
 		return 0, nil, fmt.Errorf("find turn: layers: %w", err)
 	}
 	for _, l := range ls {
-		if l.Name == LayerWindow || l.Name == LayerFound {
-			seen = append(seen, l.MessageIDs...)
+		if slices.Contains(names, l.Name) {
+			ids = append(ids, l.MessageIDs...)
 		}
 	}
-	return question, seen, nil
+	return question, ids, nil
 }

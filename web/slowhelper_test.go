@@ -45,7 +45,7 @@ func (h *slowHelper) Complete(ctx context.Context, req llm.Request) (llm.Result,
 // open.
 func TestSlowHelper(t *testing.T) {
 	h := &slowHelper{sleep: 4 * time.Second}
-	s := newStack(t, stackOptions{helpers: &app.Helpers{Anchors: h, Grader: h, Facts: h, Compaction: h, Research: h}, cfg: turn.Config{}})
+	s := newStack(t, stackOptions{helpers: &app.Helpers{Upkeep: h, Anchors: h, Grader: h, Facts: h, Compaction: h, Research: h}, cfg: turn.Config{}})
 	threads := make([]string, 6)
 	for i := range threads {
 		threads[i] = s.mustThread(t)

@@ -1,4 +1,4 @@
-package anchors
+package keylock
 
 import (
 	"context"
@@ -6,31 +6,31 @@ import (
 	"time"
 )
 
-// TestThreadLocks: a thread's lock is held by one caller at a time, a
-// waiter gives up when its context ends, other threads do not wait, and a
+// TestLocks: a key's lock is held by one caller at a time, a
+// waiter gives up when its context ends, other keys do not wait, and a
 // lock no one holds or waits for is forgotten.
-func TestThreadLocks(t *testing.T) {
-	var l threadLocks
+func TestLocks(t *testing.T) {
+	var l Locks
 	ctx := context.Background()
-	unlock, err := l.lock(ctx, "a")
+	unlock, err := l.Lock(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := l.lock(short, "a"); err == nil {
+	if _, err := l.Lock(short, "a"); err == nil {
 		t.Fatal("a second caller took a held lock")
 	}
 	other, cancelOther := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelOther()
-	unlockB, err := l.lock(other, "b")
+	unlockB, err := l.Lock(other, "b")
 	if err != nil {
-		t.Fatalf("another thread waited: %v", err)
+		t.Fatalf("another key waited: %v", err)
 	}
 	unlockB()
 	got := make(chan struct{})
 	go func() {
-		u, err := l.lock(ctx, "a")
+		u, err := l.Lock(ctx, "a")
 		if err == nil {
 			u()
 		}
