@@ -136,6 +136,7 @@ func allSections() []allSection {
 		// is the run's longest build.
 		{key: "search", title: "History search latency", timed: true, load: allSearchLoad},
 		{key: "load", title: "Throughput and peak memory under load", timed: true, run: allLoad},
+		{key: "upkeep", title: "Memory upkeep: helper calls and characters per turn", run: allUpkeep},
 		{key: "prompt", title: "Prompt size over a long conversation", run: allPrompt},
 		{key: "locomo", title: "LoCoMo evidence recall, every layer on", run: allLocomo},
 	}
@@ -344,6 +345,7 @@ type allScale struct {
 	SearchBig      int   `json:"search_big"`
 	Queries        int   `json:"queries"`
 	PromptTurns    int   `json:"prompt_turns"`
+	UpkeepTurns    int   `json:"upkeep_turns"`
 	PromptEvery    int   `json:"prompt_every"`
 	Conversations  int   `json:"conversations"` // 0: all
 	ProbeExchanges int   `json:"probe_exchanges"`
@@ -357,13 +359,13 @@ var (
 	allFull = allScale{
 		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
 		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 500,
-		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600,
+		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600, UpkeepTurns: 200,
 		LoadConversations: 200, LoadTurns: 25,
 	}
 	allQuick = allScale{
 		TurnSizes: []int{100, 2_000}, Turns: 20,
 		SearchSizes: []int{5_000}, SearchBig: 1_000, Queries: 40,
-		PromptTurns: 60, PromptEvery: 20, Conversations: 1, ProbeExchanges: 40,
+		PromptTurns: 60, PromptEvery: 20, Conversations: 1, ProbeExchanges: 40, UpkeepTurns: 20,
 		LoadConversations: 4, LoadTurns: 3,
 	}
 )

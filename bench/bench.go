@@ -35,6 +35,7 @@ func Commands() []Command {
 		{Name: "all", Args: "[--quick] [flags]", Summary: "run every benchmark and write docs/benchmarks.md (+ .json, prompt-size.png)", Run: runBenchAll},
 		{Name: "turn", Args: "[--messages 1000,100000] [flags]", Summary: "the memory layer's cost per turn", Run: runBenchTurn},
 		{Name: "api", Args: "[--turns 300] [flags]", Summary: "what the OpenAI-compatible endpoint adds to a turn over the native API", Run: runBenchAPI},
+		{Name: "upkeep", Args: "[--turns 200] [flags]", Summary: "what memory upkeep costs next to the conversation: helper calls and characters per turn", Run: runBenchUpkeep},
 		{Name: "load", Args: "[--conversations 200 --turns 50] [flags]", Summary: "many conversations at once against a served yakor, checking nothing is lost", Run: runBenchLoad},
 		{Name: "search", Args: "[flags]", Summary: "history search latency over millions of messages", Run: runBenchSearch},
 		{Name: "prompt", Args: "[flags]", Summary: "prompt size against turn number", Run: runBenchPrompt},
