@@ -55,7 +55,7 @@ func runBenchUpkeep(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // The modes of the upkeep benchmark.
 const (
-	upkeepOneCall  = "one call"  // the upkeep job: one helper call per turn
+	upkeepOneCall  = "one call" // the upkeep job: one helper call per turn
 	upkeepSeparate = "separate" // anchoring, facts and grading each ask
 )
 
@@ -82,7 +82,9 @@ func (r upkeepResult) CallsPerTurn() float64 { return float64(r.HelperCalls) / f
 
 // CharRatio is the helper's characters per character sent to the chat
 // model.
-func (r upkeepResult) CharRatio() float64 { return float64(r.HelperChars) / float64(max(1, r.ChatChars)) }
+func (r upkeepResult) CharRatio() float64 {
+	return float64(r.HelperChars) / float64(max(1, r.ChatChars))
+}
 
 // benchUpkeep runs msgs as the turns of a new thread of a new tenant in
 // mode and counts what each model was sent.
