@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +48,8 @@ type Config struct {
 	AnchorMode      string  // async, sync or off
 	AnchorThreshold int     // characters since the last anchor that set a new one
 	AnchorBudget    int     // characters of the prompt's anchors block
-	Workers         int     // post-turn jobs this instance runs at once
+	Workers         int     // post-turn jobs of each queue this instance runs at once
+	JobWorkers      string  // per-queue overrides of Workers: "upkeep=16,embeddings=4"
 	Grading         bool    // grade replies after they are sent
 	GradeRate       float64 // share of replies graded (0 to 1)
 	MemoryBudget    int     // characters of the <memory-context> block; 0: no long-term memory in prompts
@@ -167,10 +170,30 @@ func (c *Config) Resolve() error {
 	if c.WindowChars == 0 {
 		return errors.New("window-chars must be at least 1")
 	}
+	if _, err := c.queueWorkers(); err != nil {
+		return err
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("addr %q: %v", c.Addr, err)
 	}
 	return nil
+}
+
+// queueWorkers parses JobWorkers over the job queue's defaults.
+func (c Config) queueWorkers() (map[string]int, error) {
+	out := jobs.DefaultConfig().QueueWorkers
+	for item := range strings.SplitSeq(c.JobWorkers, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		name, num, _ := strings.Cut(item, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if name = strings.TrimSpace(name); !slices.Contains(jobs.Queues(), name) || err != nil || n < 1 {
+			return nil, fmt.Errorf("job-workers %q: give queue=workers pairs, comma-separated, with queues among %s and at least 1 worker each", item, strings.Join(jobs.Queues(), ", "))
+		}
+		out[name] = n
+	}
+	return out, nil
 }
 
 // researchSchedule parses the research schedule; nil means off.

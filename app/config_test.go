@@ -93,6 +93,9 @@ func TestParse(t *testing.T) {
 		{"OpenAIWithoutModel", []string{"--chat-provider", "openai"}, nil, "YAKOR_CHAT_MODEL"},
 		{"BadAddr", []string{"--addr", "nowhere"}, nil, "addr"},
 		{"BadSchedule", []string{"--research-schedule", "often"}, nil, "research-schedule"},
+		{"BadQueue", []string{"--job-workers", "upkeep=4,anchors=2"}, nil, `job-workers "anchors=2"`},
+		{"BadQueueWorkers", []string{"--job-workers", "upkeep=0"}, nil, "at least 1 worker"},
+		{"BadGradeRate", []string{"--grade-rate", "0"}, nil, "grade-rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(tc.args, env(tc.env))

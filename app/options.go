@@ -136,6 +136,7 @@ func (c Config) tuning() Tuning {
 		},
 		Jobs: jobs.Config{Workers: c.Workers},
 	}
+	t.Jobs.QueueWorkers, _ = c.queueWorkers() // Resolve checked it
 	t.Anchors.Decide.CharThreshold, t.Anchors.BlockBudget = c.AnchorThreshold, c.AnchorBudget
 	t.Memory.MergeThreshold = c.MemoryMerge
 	t.Memory.Recall.Budget, t.Memory.Recall.MinSimilarity, t.Memory.Recall.Off = c.MemoryBudget, c.MemoryMinScore, c.MemoryBudget == 0

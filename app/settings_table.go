@@ -44,7 +44,8 @@ func Settings() []Setting {
 		{"metrics-addr", "YAKOR_METRICS_ADDR", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9464), without a key; empty: on the main address at /metrics, which needs an admin key once keys exist", s, str(func(c *Config) *string { return &c.MetricsAddr })},
 		{"cors-origins", "YAKOR_CORS_ORIGINS", "web origins (scheme://host:port, comma-separated) whose pages may call the API from a browser, with CORS headers; without keys every other page is refused", s, str(func(c *Config) *string { return &c.CORSOrigins })},
 		{"ui-dir", "YAKOR_UI_DIR", "serve the web chat from this folder instead of the copy built in (for working on the UI: edits show on reload), e.g. web/ui", s, str(func(c *Config) *string { return &c.UIDir })},
-		{"workers", "YAKOR_WORKERS", "post-turn jobs (anchoring, grading, embedding) of each kind this instance runs at once; 0: enqueue only, another instance works the queue", s, num(func(c *Config) *int { return &c.Workers })},
+		{"workers", "YAKOR_WORKERS", "post-turn jobs (a turn's upkeep: anchors, facts, grading, compaction; message embeddings) of each queue this instance runs at once; 0: enqueue only, another instance works the queues", s, num(func(c *Config) *int { return &c.Workers })},
+		{"job-workers", "YAKOR_JOB_WORKERS", "per-queue overrides of --workers, e.g. upkeep=16,embeddings=4 (queues: upkeep, embeddings, research; research runs 1 unless told); an import's upkeep waits behind live turns' (a lower River priority)", s, str(func(c *Config) *string { return &c.JobWorkers })},
 
 		{"window-chars", "YAKOR_WINDOW_CHARS", "history window budget in characters", m, num(func(c *Config) *int { return &c.WindowChars })},
 		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "longest user message accepted, in characters", m, num(func(c *Config) *int { return &c.MaxMessageChars })},

@@ -44,6 +44,9 @@ type loadOptions struct {
 	RetryFor time.Duration
 	// RequestTimeout bounds one HTTP request; default 2m.
 	RequestTimeout time.Duration
+	// JobsWait is how long after the last turn the bench waits for the
+	// post-turn jobs to be done; default 60s.
+	JobsWait time.Duration
 	// ServeArgs are passed to `yakor serve` after the bench's own flags.
 	ServeArgs []string
 }
@@ -82,6 +85,9 @@ func (o *loadOptions) defaults() error {
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 2 * time.Minute
+	}
+	if o.JobsWait <= 0 {
+		o.JobsWait = time.Minute
 	}
 	if o.Binary == "" {
 		exe, err := os.Executable()
@@ -123,8 +129,14 @@ type loadReport struct {
 	Restart         *restartReport `json:"restart,omitempty"`
 	Check           loadCheck      `json:"check"`
 	// Jobs are the post-turn jobs the run's turns enqueued, by kind, and
-	// how far the server's workers got with them by the end.
+	// how far the server's workers got with them by the end of the wait
+	// for them.
 	Jobs []jobCount `json:"jobs"`
+	// JobsDoneMs is how long after the last turn every post-turn job of
+	// the run was done (-1: some were still waiting when the bench stopped
+	// waiting, JobsWaitMs after the last turn).
+	JobsDoneMs float64 `json:"jobs_done_ms"`
+	JobsWaitMs float64 `json:"jobs_wait_ms"`
 }
 
 // restartReport is what the PostgreSQL restart took.
@@ -154,6 +166,7 @@ func runBenchLoad(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fs.Float64Var(&o.RestartAt, "restart-at", 0.5, "fraction of the turns done when PostgreSQL is restarted")
 	fs.StringVar(&o.RestartMode, "restart-mode", "fast", "how PostgreSQL is stopped: fast (SIGINT) or immediate (SIGQUIT, crash recovery on start)")
 	fs.DurationVar(&o.RetryFor, "retry-for", 3*time.Minute, "how long a client keeps retrying one send")
+	fs.DurationVar(&o.JobsWait, "jobs-wait", time.Minute, "how long after the last turn to wait for the post-turn jobs to be done")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: yakor bench load [flags] [-- yakor serve flags]")
@@ -240,6 +253,7 @@ func benchLoad(ctx context.Context, opts loadOptions, stderr io.Writer) (loadRep
 			err = errors.Join(err, fmt.Errorf("conversation %d: %w", i, e))
 		}
 	}
+	rep.JobsDoneMs, rep.JobsWaitMs = waitJobs(ctx, srv.dbURL, start, start.Add(took), opts.JobsWait)
 	rep.Check = checkLoad(ctx, client, srv, convs)
 	if jobs, jerr := postTurnJobs(ctx, srv.dbURL, start); jerr != nil {
 		fmt.Fprintf(stderr, "bench load: count the post-turn jobs: %v\n", jerr)
@@ -338,6 +352,11 @@ func printLoadReport(w io.Writer, rep loadReport) error {
 	if r := rep.Restart; r != nil {
 		row("PostgreSQL restart", "%s, after %d turns: stopped in %.0f ms, accepting connections %.0f ms later, yakor ready %.0f ms after that; first successful send %.0f ms after the stop began",
 			r.Mode, r.AtTurn, r.StopMs, r.StartMs, r.ReadyMs, r.RecoverMs)
+	}
+	if rep.JobsDoneMs >= 0 {
+		row("post-turn jobs done", "%.1f s after the last turn", rep.JobsDoneMs/1000)
+	} else {
+		row("post-turn jobs done", "not within %.0f s after the last turn", rep.JobsWaitMs/1000)
 	}
 	for _, j := range rep.Jobs {
 		row("post-turn jobs "+j.Kind, "%d done, %d waiting at the end, %d failed", j.Done, j.Waiting, j.Failed)

@@ -270,3 +270,32 @@ FROM river_job WHERE created_at >= $1 GROUP BY kind ORDER BY kind`
 		return j, err
 	})
 }
+
+// waitJobs waits, up to wait after last (the last turn's end), for every
+// job enqueued since start to be done, and returns how long after last
+// they were (-1: not within the wait) and the wait. A job queue that
+// cannot be read counts as not done.
+func waitJobs(ctx context.Context, dbURL string, start, last time.Time, wait time.Duration) (doneMs, waitMs float64) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return -1, ms(wait)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for {
+		var waiting int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE created_at >= $1
+AND state IN ('available', 'scheduled', 'retryable', 'running', 'pending')`, start).Scan(&waiting)
+		now := time.Now()
+		switch {
+		case err == nil && waiting == 0:
+			return max(0, ms(now.Sub(last))), ms(wait)
+		case err != nil || now.Sub(last) > wait:
+			return -1, ms(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return -1, ms(wait)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

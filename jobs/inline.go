@@ -56,10 +56,10 @@ func (q *Inline) EnqueueResearch(context.Context) error {
 func (q *Inline) NextResearch(time.Time) *time.Time { return nil }
 
 // RunPending does the work kept since the last run, in the order an idle
-// worker of each queue would finish it: for each turn the upkeep job (or,
-// without one, anchoring, grading and facts), embedding and compaction
-// (each when its worker is set), then a research run when one was asked
-// for.
+// worker of each queue would finish it: for each turn the upkeep job
+// (its reading, then compaction) and embedding — or, without an upkeep
+// job, anchoring, grading, facts, embedding and compaction — each when its
+// worker is set, then a research run when one was asked for.
 func (q *Inline) RunPending(ctx context.Context) error {
 	q.mu.Lock()
 	pending, research := slices.Clone(q.pending), q.research
@@ -81,10 +81,10 @@ func (q *Inline) RunPending(ctx context.Context) error {
 // runAfterTurn runs a turn's post-turn work with w's workers.
 func (w Workers) runAfterTurn(ctx context.Context, scope yakor.Scope, a turn.AfterTurn) error {
 	if w.Upkeep != nil {
-		if _, err := w.Upkeep.Process(ctx, scope, a.ReplyID); err != nil {
+		if _, err := w.upkeep(ctx, scope, a.ReplyID); err != nil {
 			return fmt.Errorf("upkeep: %w", err)
 		}
-		return w.runSideJobs(ctx, scope, a)
+		return w.embed(ctx, scope, a)
 	}
 	if a.Anchor && w.Anchors != nil {
 		if _, err := w.Anchors.Process(ctx, scope, a.ReplyID); err != nil {
@@ -101,19 +101,22 @@ func (w Workers) runAfterTurn(ctx context.Context, scope yakor.Scope, a turn.Aft
 			return fmt.Errorf("facts: %w", err)
 		}
 	}
-	return w.runSideJobs(ctx, scope, a)
-}
-
-// runSideJobs runs a turn's embedding and compaction.
-func (w Workers) runSideJobs(ctx context.Context, scope yakor.Scope, a turn.AfterTurn) error {
-	if w.Messages != nil {
-		if _, err := w.Messages.EmbedThread(ctx, scope, a.ReplyID); err != nil {
-			return fmt.Errorf("embed: %w", err)
-		}
+	if err := w.embed(ctx, scope, a); err != nil {
+		return err
 	}
 	if w.Compact != nil {
 		if _, err := w.Compact.CompactAll(ctx, scope); err != nil {
 			return fmt.Errorf("compact: %w", err)
+		}
+	}
+	return nil
+}
+
+// embed runs a turn's message embedding.
+func (w Workers) embed(ctx context.Context, scope yakor.Scope, a turn.AfterTurn) error {
+	if w.Messages != nil {
+		if _, err := w.Messages.EmbedThread(ctx, scope, a.ReplyID); err != nil {
+			return fmt.Errorf("embed: %w", err)
 		}
 	}
 	return nil

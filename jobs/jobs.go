@@ -65,6 +65,18 @@ func uniqueIn(queue string) river.InsertOpts {
 	return river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// upkeep is a turn's upkeep job: its reading, then compaction.
+func (w Workers) upkeep(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
+	n, err := w.Upkeep.Process(ctx, scope, upTo)
+	if err != nil || w.Compact == nil {
+		return n, err
+	}
+	if _, err := w.Compact.CompactAll(ctx, scope); err != nil {
+		return n, fmt.Errorf("compact: %w", err)
+	}
+	return n, nil
+}
+
 // Upkeeper reads a thread's new messages for its anchors, facts and
 // grades with one helper call (package upkeep).
 type Upkeeper interface {
@@ -78,7 +90,7 @@ type UpkeepArgs struct{ UpTo }
 func (UpkeepArgs) Kind() string { return "upkeep_thread" }
 
 // InsertOpts keeps one such job per thread and message.
-func (UpkeepArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueUpkeep) }
+func (UpkeepArgs) InsertOpts() river.InsertOpts { return uniqueIn(QueueUpkeep) }
 
 // AnchorArgs asks to anchor a thread's messages up to UpTo.
 type AnchorArgs struct{ UpTo }
@@ -138,11 +150,18 @@ func (w *threadWorker[A]) Timeout(*river.Job[A]) time.Duration { return w.timeou
 
 // Queues.
 const (
-	queueUpkeep     = "upkeep"
-	queueAnchors    = "anchors"
-	queueGrades     = "grades"
-	queueEmbeddings = "embeddings"
+	QueueUpkeep     = "upkeep"     // a turn's upkeep and compaction
+	QueueEmbeddings = "embeddings" // message embeddings
+	QueueResearch   = "research"   // the research job
+	// The queues of the jobs an instance before the upkeep job enqueued.
+	queueAnchors = "anchors"
+	queueGrades  = "grades"
+	queueFacts   = "facts"
 )
+
+// importPriority is River's priority (1 first, 4 last) of an import's
+// upkeep: a bulk import's threads wait behind live conversations' turns.
+const importPriority = 3
 
 // Config tunes the client.
 type Config struct {
@@ -150,15 +169,41 @@ type Config struct {
 	// makes an instance that only enqueues (another instance works the
 	// queues).
 	Workers int
-	Logger  *slog.Logger
+	// QueueWorkers overrides Workers for the queues it names (Queues); the
+	// queues of older instances' jobs run Workers.
+	QueueWorkers map[string]int
+	Logger       *slog.Logger
 	// ResearchSchedule runs the research job on a schedule (nil: only when
 	// asked).
 	ResearchSchedule Schedule
 }
 
-// DefaultConfig is the queue's configuration unless told otherwise: four
-// workers of each queue.
-func DefaultConfig() Config { return Config{Workers: 4} }
+// DefaultConfig is the queue's configuration unless told otherwise: eight
+// workers of each queue (a post-turn job mostly waits: on the database,
+// or on a model), one of research.
+func DefaultConfig() Config {
+	return Config{Workers: 8, QueueWorkers: map[string]int{QueueResearch: 1}}
+}
+
+// Queues are the job queues' names, for Config.QueueWorkers.
+func Queues() []string {
+	return []string{QueueUpkeep, QueueEmbeddings, QueueResearch}
+}
+
+// workers is how many jobs of queue this instance runs at once.
+func (c Config) workers(queue string) int {
+	if n, ok := c.QueueWorkers[queue]; ok && c.Workers > 0 {
+		return n
+	}
+	return c.Workers
+}
+
+// fetchCooldown is the least time between two fetches of one queue's
+// jobs (River's default is 100 ms): a queue fetches at most its workers'
+// number of jobs at a time, and the post-turn jobs are many and mostly
+// quick (a thread's job covered by its later one ends at once), so the
+// default would bound a queue to a few dozen jobs a second.
+const fetchCooldown = 10 * time.Millisecond
 
 // Workers are the domain services the jobs call; a nil one's jobs are
 // never enqueued. With Upkeep set, a turn's anchoring, facts and grading
@@ -194,41 +239,42 @@ type Client struct {
 
 // New builds a client on pool.
 func New(pool *pgxpool.Pool, cfg Config, w Workers) (*Client, error) {
-	rc := &river.Config{Logger: cfg.Logger, RescueStuckJobsAfter: rescueAfter}
+	rc := &river.Config{Logger: cfg.Logger, RescueStuckJobsAfter: rescueAfter, FetchCooldown: fetchCooldown}
 	replies := history.NewStore(pool) // the owner's pool: a job's tenant is not in its context yet
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
 		rc.Queues = map[string]river.QueueConfig{}
+		queue := func(name string) { rc.Queues[name] = river.QueueConfig{MaxWorkers: max(1, cfg.workers(name))} }
 		if w.Upkeep != nil {
-			river.AddWorker(workers, &threadWorker[UpkeepArgs]{work: w.Upkeep.Process, replies: replies, timeout: 5 * time.Minute})
-			rc.Queues[queueUpkeep] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			river.AddWorker(workers, &threadWorker[UpkeepArgs]{work: w.upkeep, replies: replies, timeout: 10 * time.Minute})
+			queue(QueueUpkeep)
 		}
 		if w.Anchors != nil {
 			river.AddWorker(workers, &threadWorker[AnchorArgs]{work: w.Anchors.Process, replies: replies})
-			rc.Queues[queueAnchors] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			queue(queueAnchors)
 		}
 		if w.Grader != nil {
 			river.AddWorker(workers, &gradeWorker{grader: w.Grader})
-			rc.Queues[queueGrades] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			queue(queueGrades)
 		}
 		if w.Messages != nil {
 			river.AddWorker(workers, &threadWorker[EmbedArgs]{work: w.Messages.EmbedThread, replies: replies})
-			rc.Queues[queueEmbeddings] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			queue(QueueEmbeddings)
 		}
 		if w.Facts != nil {
 			river.AddWorker(workers, &threadWorker[FactsArgs]{work: w.Facts.Extract, replies: replies})
-			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			queue(queueFacts)
 		}
 		if w.Compact != nil {
 			river.AddWorker(workers, &threadWorker[CompactArgs]{timeout: 10 * time.Minute, replies: replies,
 				work: func(ctx context.Context, scope yakor.Scope, _ int64) (int, error) {
 					return w.Compact.CompactAll(ctx, scope)
 				}})
-			rc.Queues[queueFacts] = river.QueueConfig{MaxWorkers: cfg.Workers}
+			queue(queueFacts)
 		}
 		if w.Research != nil {
 			river.AddWorker(workers, &researchWorker{research: w.Research})
-			rc.Queues[queueResearch] = river.QueueConfig{MaxWorkers: 1}
+			queue(QueueResearch)
 			if cfg.ResearchSchedule != nil {
 				rc.PeriodicJobs = []*river.PeriodicJob{periodicResearch(cfg.ResearchSchedule)}
 			}
@@ -274,7 +320,11 @@ func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Sc
 	var params []river.InsertManyParams
 	switch {
 	case c.w.Upkeep != nil:
-		params = append(params, river.InsertManyParams{Args: UpkeepArgs{t}})
+		p := river.InsertManyParams{Args: UpkeepArgs{t}}
+		if a.Imported {
+			p.InsertOpts = &river.InsertOpts{Priority: importPriority}
+		}
+		params = append(params, p)
 	default:
 		if a.Anchor && c.w.Anchors != nil {
 			params = append(params, river.InsertManyParams{Args: AnchorArgs{t}})
@@ -289,7 +339,7 @@ func (c *Client) EnqueueAfterTurn(ctx context.Context, tx pgx.Tx, scope yakor.Sc
 	if c.w.Messages != nil {
 		params = append(params, river.InsertManyParams{Args: EmbedArgs{t}})
 	}
-	if c.w.Compact != nil {
+	if c.w.Compact != nil && c.w.Upkeep == nil {
 		params = append(params, river.InsertManyParams{Args: CompactArgs{t}})
 	}
 	if len(params) == 0 {

@@ -63,7 +63,7 @@ type EmbedArgs struct{ UpTo }
 func (EmbedArgs) Kind() string { return "embed_messages" }
 
 // InsertOpts keeps one such job per thread and message.
-func (EmbedArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueEmbeddings) }
+func (EmbedArgs) InsertOpts() river.InsertOpts { return uniqueIn(QueueEmbeddings) }
 
 // FactExtractor keeps the durable facts of a thread's messages: the facts
 // package's Store.
@@ -93,5 +93,3 @@ func (CompactArgs) Kind() string { return "compact_thread" }
 
 // InsertOpts keeps one such job per thread and message.
 func (CompactArgs) InsertOpts() river.InsertOpts { return uniqueIn(queueFacts) }
-
-const queueFacts = "facts"

@@ -35,7 +35,7 @@ func (ResearchArgs) Kind() string { return "research_run" }
 // InsertOpts keeps one research run queued at a time per trigger and slot:
 // asking again while one waits or runs queues nothing.
 func (ResearchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueResearch, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{
+	return river.InsertOpts{Queue: QueueResearch, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{
 		ByArgs: true,
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 			rivertype.JobStateRunning, rivertype.JobStateScheduled},
@@ -59,8 +59,6 @@ func (w *researchWorker) Work(ctx context.Context, job *river.Job[ResearchArgs])
 
 // Timeout leaves a run the time it needs: pages are fetched one by one.
 func (w *researchWorker) Timeout(*river.Job[ResearchArgs]) time.Duration { return 2 * time.Hour }
-
-const queueResearch = "research"
 
 // periodicResearch enqueues a scheduled run at every slot of schedule; River
 // enqueues periodic jobs on its elected leader only, so several instances
