@@ -80,12 +80,17 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) 
 		return nil, 0, 0, err
 	}
 	var total int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL`,
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals g WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL AND `+onBranch,
 		scope.TenantID, scope.ThreadParam()).Scan(&total); err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
 	return as, max(0, total-len(as)), currentID, nil
 }
+
+// onBranch keeps an anchor (microgoals g, the tenant $1) whose message is
+// on the thread's branch: an anchor set at a message a client edited away
+// or regenerated is left out with it.
+const onBranch = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.id = g.message_id AND m.superseded_at IS NOT NULL)`
 
 // recentAnchors returns the newest n anchors of scope's thread and the
 // anchor currentID (0: none), oldest first. Without allData only
@@ -93,10 +98,10 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) 
 func recentAnchors(ctx context.Context, db DB, scope yakor.Scope, n int, currentID int64, allData bool) ([]Anchor, error) {
 	// The ids come from the index alone; only the rows shown are read.
 	const q = `
-SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, created_at, updated_at FROM microgoals
-WHERE tenant_id = $1 AND user_id = $2 AND id IN (
-    (SELECT id FROM microgoals
-     WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL
+SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, created_at, updated_at FROM microgoals g
+WHERE tenant_id = $1 AND user_id = $2 AND ` + onBranch + ` AND id IN (
+    (SELECT id FROM microgoals g
+     WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL AND ` + onBranch + `
      ORDER BY id DESC LIMIT $4)
     UNION ALL
     SELECT $5::bigint

@@ -176,7 +176,9 @@ func (a *App) workers(tenant TenantDB, space *mnemos.Space, t Tuning, m models) 
 		if cfg.AnchorMode != turn.AnchorOff {
 			parts.Anchors = a.Anchors
 		}
-		if cfg.Grading {
+		// The offline model's replies are canned: grading them would
+		// teach long-term memory its boilerplate.
+		if cfg.Grading && m.chat.Provider() != ProviderOffline {
 			parts.Grades = a.Grader
 		}
 		if cfg.Facts {

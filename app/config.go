@@ -39,6 +39,7 @@ type Config struct {
 	PGUser             string // account the private cluster runs as when yakor runs as root
 
 	WindowChars     int     // history window budget, characters
+	PromptChars     int     // whole-prompt budget, characters
 	MaxMessageChars int     // longest accepted user message, characters
 	MaxReplyChars   int     // longest reply kept, characters
 	SystemPrompt    string  // replaces the built-in system prompt
@@ -111,7 +112,7 @@ func DefaultConfig() Config {
 	return Config{
 		Addr: "127.0.0.1:8080", DataDir: "./.yakor", PGUser: cluster.DefaultUser,
 
-		WindowChars: tc.WindowChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
+		WindowChars: tc.WindowChars, PromptChars: tc.PromptChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
 		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,

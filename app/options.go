@@ -122,7 +122,7 @@ func WithTuning(fn func(*Tuning)) Option { return func(o *options) { o.tune = ap
 func (c Config) tuning() Tuning {
 	t := Tuning{
 		Turn: turn.Config{
-			WindowChars: c.WindowChars, MaxMessageChars: c.MaxMessageChars, MaxReplyChars: c.MaxReplyChars, SystemPrompt: c.SystemPrompt,
+			WindowChars: c.WindowChars, PromptChars: c.PromptChars, MaxMessageChars: c.MaxMessageChars, MaxReplyChars: c.MaxReplyChars, SystemPrompt: c.SystemPrompt,
 			SearchRounds: c.SearchRounds, SearchBudget: c.SearchBudget, SearchTool: c.SearchTool,
 			AnchorMode: c.AnchorMode, FactBudget: c.FactBudget, AnchorBudget: c.AnchorBudget,
 		},

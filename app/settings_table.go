@@ -48,6 +48,7 @@ func Settings() []Setting {
 		{"job-workers", "YAKOR_JOB_WORKERS", "per-queue overrides of --workers, e.g. upkeep=16,embeddings=4 (queues: upkeep, embeddings, research; research runs 1 unless told); an import's upkeep waits behind live turns' (a lower River priority)", s, str(func(c *Config) *string { return &c.JobWorkers })},
 
 		{"window-chars", "YAKOR_WINDOW_CHARS", "history window budget in characters", m, num(func(c *Config) *int { return &c.WindowChars })},
+		{"prompt-chars", "YAKOR_PROMPT_CHARS", "budget of a whole prompt with what its searches find, in characters: the window's oldest messages give way to fit it (its summary, the facts, the anchors, the memory and the message stay)", m, num(func(c *Config) *int { return &c.PromptChars })},
 		{"max-message-chars", "YAKOR_MAX_MESSAGE_CHARS", "longest user message accepted, in characters", m, num(func(c *Config) *int { return &c.MaxMessageChars })},
 		{"max-reply-chars", "YAKOR_MAX_REPLY_CHARS", "longest reply kept, in characters: a longer one is cut there (finish_reason length) and the turn's error says so", m, num(func(c *Config) *int { return &c.MaxReplyChars })},
 		{"max-import-messages", "YAKOR_MAX_IMPORT_MESSAGES", "earlier messages an OpenAI-compatible request may import into a new conversation; more is refused (400, param messages)", m, num(func(c *Config) *int { return &c.MaxImportMessages })},

@@ -166,6 +166,7 @@ func runBenchLoad(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fs.Float64Var(&o.RestartAt, "restart-at", 0.5, "fraction of the turns done when PostgreSQL is restarted")
 	fs.StringVar(&o.RestartMode, "restart-mode", "fast", "how PostgreSQL is stopped: fast (SIGINT) or immediate (SIGQUIT, crash recovery on start)")
 	fs.DurationVar(&o.RetryFor, "retry-for", 3*time.Minute, "how long a client keeps retrying one send")
+	fs.StringVar(&o.Binary, "binary", "", "the yakor binary to serve (default: this one), e.g. an older build to compare")
 	fs.DurationVar(&o.JobsWait, "jobs-wait", time.Minute, "how long after the last turn to wait for the post-turn jobs to be done")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	fs.Usage = func() {

@@ -36,8 +36,8 @@ const factBatch = 200
 // applies it: a forget request closes the matching facts; a fact with a
 // slot closes the current fact of that slot when their values differ (the
 // new one supersedes it) and merges into it when they agree; a fact without
-// one merges into a near-duplicate; the caps apply. It runs under a lock per
-// thread and moves the cursor in the same transaction, so no message is read
+// one merges into a near-duplicate; the caps apply. It writes under a lock
+// per user (lockUser) and moves the cursor in the same transaction, so no message is read
 // twice. It returns how many facts it wrote or merged.
 func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
 	return s.extractUpTo(ctx, scope, upTo, nil)
@@ -98,7 +98,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64,
 		return 0, more, nil
 	}
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 7418550))`, scope.TenantID, scope.ThreadID); err != nil {
+		if err := lockUser(ctx, tx, scope); err != nil {
 			return err
 		}
 		if now, err := readFactCursor(ctx, tx, scope); err != nil || now != cursor {
@@ -118,6 +118,14 @@ ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_i
 		return 0, false, postgres.Wrap("extract facts", err)
 	}
 	return n, more, nil
+}
+
+// lockUser makes tx the one writer of scope's user's facts until it ends:
+// the threads of one user share their user and project facts, and two
+// writes updating the same rows in different orders would deadlock.
+func lockUser(ctx context.Context, tx pgx.Tx, scope yakor.Scope) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, 7418550))`, scope.TenantID, scope.UserID)
+	return err
 }
 
 // errCursorMoved is a batch's write finding the thread's fact cursor moved

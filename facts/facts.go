@@ -149,6 +149,9 @@ func (s *Store) Add(ctx context.Context, scope yakor.Scope, in Input) (Fact, err
 	}
 	var id int64
 	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockUser(ctx, tx, scope); err != nil {
+			return err
+		}
 		const q = `INSERT INTO facts (tenant_id, user_id, scope, thread_id, project_id, kind, text, confidence, source)
 VALUES ($1, $2, $3, nullif($4, '')::uuid, CASE WHEN $3 = 'project' THEN nullif($5, '')::uuid END, $6, $7, 1, 'user') RETURNING id`
 		if err := tx.QueryRow(ctx, q, scope.TenantID, scope.UserID, in.Scope, thread, project, in.Kind, in.Text).Scan(&id); err != nil {

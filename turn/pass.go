@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -126,6 +127,7 @@ func (t *turnRun) answer(ctx context.Context) (string, []llm.ToolCall, error) {
 	cfg := t.e.cfg
 	t.found = Layer{Name: LayerFound, Budget: cfg.SearchBudget * cfg.SearchRounds, MessageIDs: []int64{}}
 	msgs := t.prompt.Messages
+	var extra []llm.Message // what the passes added after the prompt
 	var reply strings.Builder
 	for round := 0; ; round++ {
 		text, a, err := t.pass(ctx, msgs, round)
@@ -133,20 +135,23 @@ func (t *turnRun) answer(ctx context.Context) (string, []llm.ToolCall, error) {
 		if err != nil || a.query == "" {
 			return reply.String(), a.calls, err
 		}
-		block, err := t.search(ctx, round, a.query)
+		pending := a.next(text, "")
+		budget := t.room(slices.Concat(extra, pending))
+		block, err := t.search(ctx, round, a.query, budget)
 		if err != nil {
 			return reply.String(), nil, err
 		}
-		msgs = append(msgs, a.next(text, block)...)
+		extra = append(extra, a.next(text, block)...)
+		msgs = slices.Concat(t.prompt.Messages, extra)
 	}
 }
 
 // search runs the search the model asked for in round: it records it in
 // the trace and the "found" layer, streams its event, and returns its hits
 // as the block for the next pass.
-func (t *turnRun) search(ctx context.Context, round int, query string) (string, error) {
+func (t *turnRun) search(ctx context.Context, round int, query string, budget int) (string, error) {
 	e := t.e
-	sres, err := e.searcher.Search(ctx, t.scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: SearchBefore(t.window, t.first)})
+	sres, err := e.searcher.Search(ctx, t.scope, query, search.Options{Budget: budget, BeforeID: SearchBefore(t.window, t.first)})
 	if err != nil {
 		return "", fmt.Errorf("search %q: %w", query, err)
 	}

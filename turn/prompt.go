@@ -124,8 +124,9 @@ func (t *turnRun) buildPrompt(ctx context.Context) error {
 	pt.window, pt.tail = window, t.tail()
 	pt.memory = t.recall(ctx, question)
 	t.memory, t.factIDs = pt.memory.Text, pt.factIDs
-	t.prompt = assemble(pt)
+	t.parts, t.prompt = pt, assemble(pt)
 	t.tr.Layers, t.tr.PromptChars = t.prompt.Layers, t.prompt.TotalChars()
+	t.fit(0)
 	t.tr.Timings["assemble"] = ms(time.Since(t.start))
 	return nil
 }

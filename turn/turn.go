@@ -41,6 +41,10 @@ type Config struct {
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
 	SearchRounds    int           // searches the model may make in one turn; 0: none (DefaultConfig: 2)
 	SearchBudget    int           // characters of hits per search; default 8,000
+	// PromptChars bounds a whole prompt, with what its searches find: the
+	// window's oldest messages (never its summary) give way to fit it, and
+	// a search finds no more than is left; default 30,000.
+	PromptChars int
 	// SearchTool also offers the search as a search_history function, for
 	// model servers that support tools; the marker works either way.
 	SearchTool bool
@@ -103,7 +107,7 @@ type Facts interface {
 func DefaultConfig() Config {
 	return Config{
 		WindowChars: 20_000, MaxMessageChars: 100_000, MaxReplyChars: 100_000, StaleTurnAfter: 15 * time.Minute,
-		SearchRounds: 2, SearchBudget: search.DefaultBudget, AnchorMode: AnchorAsync,
+		SearchRounds: 2, SearchBudget: search.DefaultBudget, PromptChars: 30_000, AnchorMode: AnchorAsync,
 	}
 }
 
@@ -116,6 +120,7 @@ func (c *Config) defaults() {
 	c.StaleTurnAfter = cmp.Or(max(c.StaleTurnAfter, 0), d.StaleTurnAfter)
 	c.SearchRounds = max(c.SearchRounds, 0)
 	c.SearchBudget = cmp.Or(max(c.SearchBudget, 0), d.SearchBudget)
+	c.PromptChars = cmp.Or(max(c.PromptChars, 0), d.PromptChars)
 	if c.AnchorMode == "" {
 		c.AnchorMode = d.AnchorMode
 	}
@@ -296,6 +301,7 @@ type turnRun struct {
 	memory  string            // the prompt's long-term memory block, scrubbed from the reply
 	factIDs []int64           // the facts in the prompt
 	prompt  Prompt
+	parts   parts // what the prompt was assembled from
 	found   Layer // the hits of the model's searches, for the trace
 
 	logProbs json.RawMessage // the last pass's

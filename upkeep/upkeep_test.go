@@ -96,6 +96,17 @@ func (h *reader) graded() []int64 {
 	return ids
 }
 
+// chat is a chat model that answers every turn alike (the offline
+// model's replies are not graded).
+type chat struct{}
+
+func (chat) Stream(_ context.Context, _ llm.Request, fn func(string) error) (llm.Result, error) {
+	const text = "Noted: the oak board is 3400 rub per sheet."
+	return llm.Result{Text: text, Model: "chat-1", FinishReason: "stop"}, fn(text)
+}
+func (chat) Provider() string { return "openai" }
+func (chat) Model() string    { return "chat-1" }
+
 // stack is the app with inline jobs, a reply model and the scripted
 // reader as the upkeep helper.
 type stack struct {
@@ -108,7 +119,7 @@ func newStack(t *testing.T, cfg app.Config) *stack {
 	pool, svc := pgtest.NewService(t)
 	h := &reader{pool: pool}
 	s := apptest.Start(t, cfg, app.WithDatabase(&app.Database{Owner: pool, Tenant: svc}), app.WithInlineJobs(),
-		app.WithHelpers(app.Helpers{Upkeep: h}))
+		app.WithHelpers(app.Helpers{Upkeep: h}), app.WithChatModel(chat{}))
 	th, err := s.History.CreateThread(s.Local.Context(t.Context()), s.Local, history.ThreadCreate{Title: "t"})
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +247,35 @@ func TestMalformedReading(t *testing.T) {
 	}
 	if !hasFact(fs, "The user's name is Oleg.") {
 		t.Fatalf("the retried reading was not kept: %+v", fs)
+	}
+}
+
+// TestOfflineRepliesUngraded: the offline model's replies are not graded
+// (nor asked about): they are canned.
+func TestOfflineRepliesUngraded(t *testing.T) {
+	pool, svc := pgtest.NewService(t)
+	h := &reader{pool: pool}
+	s := apptest.Start(t, apptest.Config(), app.WithDatabase(&app.Database{Owner: pool, Tenant: svc}), app.WithInlineJobs(),
+		app.WithHelpers(app.Helpers{Upkeep: h}))
+	ctx := s.Local.Context(t.Context())
+	th, err := s.History.CreateThread(ctx, s.Local, history.ThreadCreate{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := s.Local.WithThread(th.ID)
+	out, err := s.Engine.Send(ctx, scope, turn.Input{Content: "What does the oak board cost?"}, func(turn.Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Inline.RunPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := s.Memory.Grades(ctx, scope, out.Reply.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.calls() != 1 || len(h.graded()) != 0 || len(gs) != 0 {
+		t.Fatalf("%d calls asking grades of %v; %d grades stored", h.calls(), h.graded(), len(gs))
 	}
 }
 

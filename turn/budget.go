@@ -1,0 +1,55 @@
+package turn
+
+import (
+	"unicode/utf8"
+
+	"yakor/history"
+	"yakor/llm"
+)
+
+// The whole-prompt budget (Config.PromptChars): every layer keeps its own
+// budget, and the prompt as a whole, with what its searches find, keeps
+// this one. The window gives way, oldest messages first; its summary, the
+// facts, the anchors, the memory and the user's message stay.
+
+// minHits is the least a search may find, in characters, when the prompt
+// leaves it little: the window gives way for it.
+const minHits = 2000
+
+// fit drops the window's oldest messages (never its summary row) until
+// the prompt with room more characters fits in the prompt budget, and
+// assembles the prompt again when it dropped any.
+func (t *turnRun) fit(room int) {
+	over := t.prompt.TotalChars() + room - t.e.cfg.PromptChars
+	if over <= 0 {
+		return
+	}
+	keep := make([]history.Message, 0, len(t.parts.window))
+	for _, m := range t.parts.window {
+		if over > 0 && m.Kind != history.KindSummary {
+			over -= m.Chars
+			continue
+		}
+		keep = append(keep, m)
+	}
+	if len(keep) == len(t.parts.window) {
+		return
+	}
+	t.parts.window, t.window = keep, keep
+	t.prompt = assemble(t.parts)
+	t.tr.Layers, t.tr.PromptChars = t.prompt.Layers, t.prompt.TotalChars()
+}
+
+// room is how many characters of hits the next search may find: its
+// budget, or what the prompt budget leaves after the prompt and extra
+// (what the passes added), when the window cannot give way for more.
+func (t *turnRun) room(extra []llm.Message) int {
+	cfg := t.e.cfg
+	added := 0
+	for _, m := range extra {
+		added += utf8.RuneCountInString(m.Content)
+	}
+	want := min(cfg.SearchBudget, max(minHits, cfg.PromptChars/4))
+	t.fit(added + want)
+	return max(1, min(cfg.SearchBudget, cfg.PromptChars-t.prompt.TotalChars()-added))
+}

@@ -1,0 +1,98 @@
+package turn_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"yakor/app"
+	"yakor/app/apptest"
+	"yakor/history"
+	"yakor/llm"
+	"yakor/turn"
+)
+
+// searcher is a chat model that asks to search when the user's message
+// says "find", answers from the hits then, and records the characters of
+// every request.
+type searcher struct {
+	mu    sync.Mutex
+	sizes []int
+	last  string // the last request's messages
+}
+
+func (m *searcher) Stream(_ context.Context, req llm.Request, fn func(string) error) (llm.Result, error) {
+	n := 0
+	var all strings.Builder
+	for _, msg := range req.Messages {
+		n += utf8.RuneCountInString(msg.Content)
+		all.WriteString(msg.Content + "\n")
+	}
+	m.mu.Lock()
+	m.sizes, m.last = append(m.sizes, n), all.String()
+	m.mu.Unlock()
+	last := req.Messages[len(req.Messages)-1]
+	text := "Noted."
+	if last.Role == "user" && strings.Contains(last.Content, "find") {
+		text = "SEARCH_HISTORY: oak board price"
+	}
+	return llm.Result{Text: text, FinishReason: "stop"}, fn(text)
+}
+func (m *searcher) Provider() string { return "openai" }
+func (m *searcher) Model() string    { return "searcher-1" }
+
+// TestPromptBudget: with a window budget larger than the prompt budget,
+// the window's oldest messages give way so that no request to the model,
+// the search's hits included, passes the prompt budget, and the search
+// still finds what the window gave up.
+func TestPromptBudget(t *testing.T) {
+	cfg := apptest.Config()
+	cfg.WindowChars, cfg.PromptChars, cfg.SearchRounds = 20000, 8000, 1
+	m := &searcher{}
+	s := apptest.New(t, cfg, app.WithInlineJobs(), app.WithChatModel(m))
+	ctx := s.Local.Context(t.Context())
+	th, err := s.History.CreateThread(ctx, s.Local, history.ThreadCreate{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := s.Local.WithThread(th.ID)
+	send := func(text string) turn.Outcome {
+		out, err := s.Engine.Send(ctx, scope, turn.Input{Content: text}, func(turn.Event) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	send("Price list: the oak board costs 3400 rub per sheet.")
+	for i := range 14 {
+		send(fmt.Sprintf("Note %d: %s", i, strings.Repeat("we talk about the kitchen layout and the delivery window. ", 16)))
+	}
+	out := send("Please find what the oak board cost.")
+	tr, err := s.Engine.FindTrace(ctx, scope, out.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, l := range tr.Layers {
+		if l.Name == turn.LayerFound {
+			found = l.Chars
+		}
+	}
+	if len(tr.Searches) != 1 || found == 0 || !strings.Contains(m.last, "3400") {
+		t.Fatalf("the search did not bring the price back: %+v, found %d chars", tr.Searches, found)
+	}
+	if tr.PromptChars+found > cfg.PromptChars {
+		t.Fatalf("prompt %d + found %d chars, over the budget of %d", tr.PromptChars, found, cfg.PromptChars)
+	}
+	for i, n := range m.sizes {
+		if n > cfg.PromptChars+200 { // the pass's own search line rides along
+			t.Fatalf("request %d to the model had %d chars, over the budget of %d", i, n, cfg.PromptChars)
+		}
+	}
+	if first := m.sizes[len(m.sizes)-2]; first < cfg.PromptChars*3/4 {
+		t.Fatalf("the last turn's first request had only %d chars: the window gave way when it had no need", first)
+	}
+}
