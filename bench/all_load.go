@@ -39,7 +39,11 @@ func allLoad(ctx context.Context, e *allEnv) (allPart, error) {
 	fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.0f ms | %.0f ms | %.0f ms | %.1f MiB | %d | %d | %d |\n",
 		groupThousands(rep.Turns), rep.Seconds, rep.TurnsPerSecond, rep.LatencyP50Ms, rep.LatencyP99Ms, rep.LatencyMaxMs, float64(rep.ServerPeakBytes)/(1<<20), c.Lost, c.Duplicated, c.OutOfOrder)
 	if len(rep.Jobs) > 0 {
-		b.WriteString("\nThe post-turn jobs (anchors, facts, compaction, grading) run on the same 2 cores as the turns and fall behind under this load (a thread's waiting jobs of one kind are worked in one pass, by the latest of them: the others end at once); at the end:\n\n| job | done | waiting | failed |\n|---|---:|---:|---:|\n")
+		done := fmt.Sprintf("were all done %.1f s after the last turn", rep.JobsDoneMs/1000)
+		if rep.JobsDoneMs < 0 {
+			done = fmt.Sprintf("were not all done %.0f s after the last turn", rep.JobsWaitMs/1000)
+		}
+		fmt.Fprintf(&b, "\nThe post-turn jobs (a turn's upkeep: anchors, facts, grading, compaction) run on the same 2 cores as the turns (a thread's waiting jobs are worked in one pass, by the latest of them: the others end at once); they %s:\n\n| job | done | waiting | failed |\n|---|---:|---:|---:|\n", done)
 		for _, j := range rep.Jobs {
 			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", j.Kind, j.Done, j.Waiting, j.Failed)
 		}

@@ -216,8 +216,14 @@ func promptPrint(w io.Writer, r promptResult, every int) error {
 	last := r.at(r.Turns)
 	fmt.Fprintf(w, "yakor bench prompt: prompt size against turn number, %d turns (%s), offline model, window %d chars; %.0f s\n",
 		r.Turns, r.Messages, r.WindowChars, r.Seconds)
-	fmt.Fprintf(w, "at the end: %d summary rows, %d anchors, %d current facts, %d long-term memory entries; turn %d: prompt %d chars, full context %d (%.1f×)\n\n",
-		r.Summaries, r.Anchors, r.Facts, r.Experiences, r.Turns, last.Chars, last.Full, float64(last.Full)/float64(max(1, last.Chars)))
+	peak := promptPoint{}
+	for _, p := range r.Points {
+		if p.Chars > peak.Chars {
+			peak = p
+		}
+	}
+	fmt.Fprintf(w, "at the end: %d summary rows, %d anchors, %d current facts, %d long-term memory entries; turn %d: prompt %d chars, full context %d (%.1f×); largest prompt %d chars (turn %d)\n\n",
+		r.Summaries, r.Anchors, r.Facts, r.Experiences, r.Turns, last.Chars, last.Full, float64(last.Full)/float64(max(1, last.Chars)), peak.Chars, peak.Turn)
 	_, err := io.WriteString(w, promptTable(r, every))
 	return err
 }

@@ -45,11 +45,17 @@ func (t *turnRun) fit(room int) {
 // (what the passes added), when the window cannot give way for more.
 func (t *turnRun) room(extra []llm.Message) int {
 	cfg := t.e.cfg
-	added := 0
-	for _, m := range extra {
-		added += utf8.RuneCountInString(m.Content)
-	}
+	added := chars(extra)
 	want := min(cfg.SearchBudget, max(minHits, cfg.PromptChars/4))
 	t.fit(added + want)
 	return max(1, min(cfg.SearchBudget, cfg.PromptChars-t.prompt.TotalChars()-added))
+}
+
+// chars is the characters of msgs' texts.
+func chars(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += utf8.RuneCountInString(m.Content)
+	}
+	return n
 }

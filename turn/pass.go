@@ -142,6 +142,7 @@ func (t *turnRun) answer(ctx context.Context) (string, []llm.ToolCall, error) {
 			return reply.String(), nil, err
 		}
 		extra = append(extra, a.next(text, block)...)
+		t.fit(chars(extra)) // the hits' framing may pass what their budget left
 		msgs = slices.Concat(t.prompt.Messages, extra)
 	}
 }
