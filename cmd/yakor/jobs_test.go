@@ -18,10 +18,10 @@ type anchorsResp struct {
 	ProcessedThrough int64 `json:"processed_through"`
 }
 
-// TestQueuedJobsSurviveSIGKILL: anchoring and grading jobs queued by one
-// server (which runs no workers), killed outright, are worked by the next
-// server to start, once each: no message anchored twice, no duplicate
-// anchor, one grade per reply.
+// TestQueuedJobsSurviveSIGKILL: the upkeep jobs queued by one server
+// (which runs no workers), killed outright, are worked by the next server
+// to start, once each: no message anchored twice, no duplicate anchor, one
+// decision per message (and no grade of the offline model's replies).
 func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 	dir := pgtest.DataDir(t)
 	s := startServer(t, dir, "--workers", "0")
@@ -83,13 +83,9 @@ func TestQueuedJobsSurviveSIGKILL(t *testing.T) {
 		if len(tr.Anchors) != 2 {
 			t.Fatalf("turn %s: %d decisions, want one per message", id, len(tr.Anchors))
 		}
-		// The grading jobs queued before the kill ran too, once each.
-		for deadline := time.Now().Add(60 * time.Second); len(tr.Grades) == 0 && time.Now().Before(deadline); {
-			time.Sleep(100 * time.Millisecond)
-			s.call(t, "GET", "/api/v1/turns/"+id, "", &tr)
-		}
-		if len(tr.Grades) != 1 || tr.Grades[0].Source != "model" || tr.Grades[0].Grader != "offline" {
-			t.Fatalf("turn %s: grades %+v, want one by the offline grader", id, tr.Grades)
+		// The offline model's replies are not graded (they are canned).
+		if len(tr.Grades) != 0 {
+			t.Fatalf("turn %s: grades %+v, want none of the offline model's reply", id, tr.Grades)
 		}
 	}
 }

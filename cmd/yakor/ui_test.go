@@ -101,7 +101,9 @@ func mainFlow(t *testing.T, p *tab) string {
 		p.fail("inspector hit says %q", got)
 	}
 	p.visible(tid("timings"))
-	p.waitJS("the grade", `!!document.querySelector('[data-testid=inspector] [data-testid=grade]')`, uiWait)
+	// The offline model's replies are not graded (they are canned); the
+	// user's thumb below grades this one.
+	p.waitJS("the reply not graded", `!!document.querySelector('[data-testid=inspector] [data-testid=grade-pending]')`, uiWait)
 	p.shot("inspector-desktop")
 	hitID := eval[string](p, `document.querySelector('[data-testid=inspector] [data-testid=inspector-hit]').dataset.messageId`)
 	// The inspector redraws as the reply's jobs report (grade, anchors,
@@ -178,6 +180,7 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.waitJS("Russian", `document.querySelector('[data-testid=new-thread]').textContent.includes('Новый разговор') && document.documentElement.lang === 'ru'`, 5*time.Second)
 	p.click("#m-" + question + " " + tid("why-button"))
 	p.visible(tid("inspector") + " " + tid("stacked-bar"))
+	p.waitJS("the user's grade", `!!document.querySelector('[data-testid=inspector] [data-testid=grade]')`, uiWait)
 	p.shot("inspector-desktop-ru")
 	p.click(tid("lang-en"))
 	p.waitJS("English", `document.querySelector('[data-testid=new-thread]').textContent.includes('New conversation')`, 5*time.Second)
