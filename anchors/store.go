@@ -88,9 +88,10 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) 
 }
 
 // onBranch keeps an anchor (microgoals g, the tenant $1) whose message is
-// on the thread's branch: an anchor set at a message a client edited away
-// or regenerated is left out with it.
-const onBranch = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.id = g.message_id AND m.superseded_at IS NOT NULL)`
+// on its thread's branch: an anchor set at a message a client edited away
+// or regenerated is left out with it. It probes the small index of
+// superseded messages (messages_superseded), not every message's.
+const onBranch = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.thread_id = g.thread_id AND m.id = g.message_id AND m.superseded_at IS NOT NULL)`
 
 // recentAnchors returns the newest n anchors of scope's thread and the
 // anchor currentID (0: none), oldest first. Without allData only

@@ -37,8 +37,8 @@ const factBatch = 200
 // slot closes the current fact of that slot when their values differ (the
 // new one supersedes it) and merges into it when they agree; a fact without
 // one merges into a near-duplicate; the caps apply. It writes under a lock
-// per user (lockUser) and moves the cursor in the same transaction, so no message is read
-// twice. It returns how many facts it wrote or merged.
+// per user (lockUser) and moves the cursor in the same transaction, so no
+// message is read twice. It returns how many facts it wrote or merged.
 func (s *Store) Extract(ctx context.Context, scope yakor.Scope, upTo int64) (int, error) {
 	return s.extractUpTo(ctx, scope, upTo, nil)
 }
@@ -159,7 +159,7 @@ func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, 
 		case read == nil:
 			said = s.extract(ctx, m.Content, context.String())
 		default:
-			said.Facts, said.Forget = Offline(m.Content)
+			said = offlineSaid(m.Content)
 		}
 		out = append(out, found{messageID: m.ID, Said: said})
 		context.WriteString("user: " + cut(m.Content, 500) + "\n")
@@ -219,9 +219,13 @@ func (s *Store) extract(ctx context.Context, message, context string) Said {
 		}
 		s.log.WarnContext(ctx, "helper fact extraction failed; using the offline extractor", "err", err)
 	}
-	var said Said
-	said.Facts, said.Forget = Offline(message)
-	return said
+	return offlineSaid(message)
+}
+
+// offlineSaid is what the offline extractor reads in message.
+func offlineSaid(message string) Said {
+	facts, forget := Offline(message)
+	return Said{Facts: facts, Forget: forget}
 }
 
 // applyFact stores one candidate from message msgID.

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
 	"yakor/account"
 	"yakor/history"
 	"yakor/postgres/pgtest"
+	"yakor/turn"
 )
 
 // anchorCalls records the message each anchoring call went up to.
@@ -142,5 +144,73 @@ func TestLaterJobCovers(t *testing.T) {
 	}
 	if want := []int64{replies[2], otherReplies[0]}; !slices.Equal(got, want) {
 		t.Fatalf("anchored up to %v, want %v: the thread's latest turn, then the other thread's", got, want)
+	}
+}
+
+// upkeeps records the message each upkeep went up to.
+type upkeeps chan int64
+
+func (u upkeeps) Process(_ context.Context, _ yakor.Scope, upTo int64) (int, error) {
+	u <- upTo
+	return 0, nil
+}
+
+// compactions counts compaction passes.
+type compactions chan struct{}
+
+func (c compactions) CompactAll(context.Context, yakor.Scope) (int, error) {
+	c <- struct{}{}
+	return 0, nil
+}
+
+// TestOneUpkeepJobPerTurn: with an upkeep worker, a turn enqueues one
+// upkeep job (no anchoring, grading, facts or compaction job of its own),
+// an import's at a lower priority than a live turn's; the job reads the
+// turn and then compacts the thread.
+func TestOneUpkeepJobPerTurn(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	ups, comps := make(upkeeps, 4), make(compactions, 4)
+	c, err := New(pool, Config{Workers: 1, Logger: pgtest.Logger(t)},
+		Workers{Upkeep: ups, Anchors: anchorCalls(make(chan int64, 4)), Compact: comps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := yakor.Scope{TenantID: uuid.NewString(), UserID: uuid.NewString(), ThreadID: uuid.NewString()}
+	for _, a := range []turn.AfterTurn{{ReplyID: 7, Anchor: true}, {ReplyID: 9, Anchor: true, Imported: true}} {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.EnqueueAfterTurn(ctx, tx, scope, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := pool.Query(ctx, `SELECT kind || ':' || (args->>'up_to') || ':' || priority FROM river_job ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"upkeep_thread:7:1", "upkeep_thread:9:3"}; !slices.Equal(jobs, want) {
+		t.Fatalf("jobs %v, want %v", jobs, want)
+	}
+	start(t, c)
+	for range 2 {
+		select {
+		case <-ups:
+		case <-time.After(10 * time.Second):
+			t.Fatal("an upkeep job was not worked")
+		}
+		select {
+		case <-comps:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the upkeep job did not compact")
+		}
 	}
 }

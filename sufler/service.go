@@ -166,16 +166,19 @@ func (s *Service) corrected(ctx context.Context, ex exchange, grade func(exchang
 // whose question corrects the reply before it has that one graded again,
 // offline (a correction is the offline grader's first rule).
 func (s *Service) GradeRead(ctx context.Context, scope yakor.Scope, replyID int64, g *Grade, grader string) error {
-	ex, err := s.load(ctx, scope, replyID, true)
+	// The context the turn saw is read only for the offline grade.
+	ex, err := s.load(ctx, scope, replyID, g == nil)
 	if err != nil {
 		if yakor.ErrorCode(err) == yakor.ENOTFOUND {
 			return nil
 		}
 		return err
 	}
-	gr := Offline(ex.Exchange)
+	var gr Grade
 	if g != nil {
 		gr = g.settle(grader, ex.Question)
+	} else {
+		gr = Offline(ex.Exchange)
 	}
 	if err := s.route(ctx, ex, gr); err != nil {
 		return err
