@@ -27,7 +27,7 @@ func (s *Service) read(ctx context.Context, scope yakor.Scope, msgs []history.Me
 	if err != nil {
 		return reading{}, err
 	}
-	for _, part := range parts(msgs, s.cfg.BatchChars) {
+	for _, part := range runs(msgs, s.cfg.BatchChars) {
 		j := base
 		j.msgs = part
 		j.grade = slices.DeleteFunc(slices.Clone(grade), func(id int64) bool { return !holds(part, id) })
@@ -126,9 +126,9 @@ func (s *Service) hits(ctx context.Context, scope yakor.Scope, msgs []history.Me
 	return out, nil
 }
 
-// parts splits msgs into runs of at most n characters (a longer message
+// runs splits msgs into runs of at most n characters (a longer message
 // is a run of its own).
-func parts(msgs []history.Message, n int) [][]history.Message {
+func runs(msgs []history.Message, n int) [][]history.Message {
 	var out [][]history.Message
 	start, size := 0, 0
 	for i, m := range msgs {
