@@ -1,12 +1,15 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -105,7 +108,9 @@ func benchTurn(ctx context.Context, db *database, cfg app.Config, log *slog.Logg
 	if err := copyMessages(ctx, db.Owner, benchTurnJobs(threads[0], n, 0), 0, nil, nil); err != nil {
 		return benchResult{}, err
 	}
-	if _, err := db.Owner.Exec(ctx, `ANALYZE messages`); err != nil {
+	// Vacuumed, as autovacuum would have by the time a thread grew this
+	// large: otherwise it vacuums the fresh million rows during the turns.
+	if _, err := db.Owner.Exec(ctx, `VACUUM (ANALYZE) messages`); err != nil {
 		return benchResult{}, err
 	}
 	return benchTurnOn(ctx, db, cfg, log, threads[0], n, turns, stderr, opts...)
@@ -156,6 +161,7 @@ func benchTurnOn(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 		}
 	}
 	var mem, tot, anc, prompts samples
+	var slowest map[string]float64
 	for i := range turns + 10 {
 		out, err := a.Engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(turn.Event) error { return nil })
 		if err != nil {
@@ -168,14 +174,29 @@ func benchTurnOn(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 		if err != nil {
 			return benchResult{}, err
 		}
+		if tr.Timings["memory"] > slowest["memory"] {
+			slowest = tr.Timings
+		}
 		mem.add(tr.Timings["memory"])
 		anc.add(tr.Timings["anchors"])
 		tot.add(tr.Timings["total"])
 		prompts.add(float64(tr.PromptChars))
 	}
+	fmt.Fprintf(stderr, "bench turn: %d messages, %s: the slowest turn's timings (ms): %s\n", n, cfg.AnchorMode, timingsLine(slowest))
 	return benchResult{
 		Mode: cfg.AnchorMode, Messages: n, Turns: turns, AncP50: anc.pct(50),
 		MemP50: mem.pct(50), MemP99: mem.pct(99), TotP50: tot.pct(50), TotP99: tot.pct(99),
 		PromptP50: int(prompts.mid()),
 	}, nil
+}
+
+// timingsLine lists a turn's timings, the largest first.
+func timingsLine(t map[string]float64) string {
+	keys := slices.Collect(maps.Keys(t))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(t[b], t[a]) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.2f", k, t[k])
+	}
+	return strings.Join(parts, ", ")
 }
