@@ -6,9 +6,10 @@
 // parameterized, relevance-ranked search over the thread's messages
 // (read-only, on history's messages table) for the keywords of a query
 // (words.Keywords: folded, stop words removed, stemmed). Two lexical legs
-// rank the messages, a keyword leg (substrings of the folded text, weighted
-// by rarity) and a full-text leg; an optional semantic leg (WithSemantic:
-// the messages whose embeddings are nearest the query's, found by an index
-// kept elsewhere, such as mnemos.MessageIndex) joins them, and the lists
-// are fused by reciprocal rank. It owns no tables.
+// rank the messages, a keyword leg (words of the folded text starting with
+// the stems, found through an index of each thread's words and weighted by
+// rarity) and a full-text leg ranking what it found; an optional semantic
+// leg (WithSemantic: the messages whose embeddings are nearest the query's,
+// found by an index kept elsewhere, such as mnemos.MessageIndex) joins
+// them, and the lists are fused by reciprocal rank. It owns no tables.
 package search

@@ -3,6 +3,7 @@ package search_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"yakor/search"
 	"yakor/words"
@@ -10,8 +11,9 @@ import (
 
 // FuzzPatterns checks the statements' arguments built from a text's
 // keywords (words.Keywords, whose own invariants FuzzKeywords in package
-// words checks): the ILIKE patterns are the stems between two % with no
-// other wildcard, and the full-text query is the words joined by " or ".
+// words checks): the stems are the keywords' (cut to the longest word a
+// tsquery takes), with nothing to quote, and the full-text query is the
+// words joined by " or ".
 func FuzzPatterns(f *testing.F) {
 	for _, s := range []string{
 		"Сколько стоил прайс на ЛДСП?",
@@ -22,14 +24,13 @@ func FuzzPatterns(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, name string) {
 		kws := words.Keywords(text, []string{name})
-		pats := search.Patterns(kws)
+		stems := search.Stems(kws)
 		ws := make([]string, len(kws))
 		for i, k := range kws {
 			ws[i] = k.Word
-			inner, ok := strings.CutPrefix(pats[i], "%")
-			inner, ok2 := strings.CutSuffix(inner, "%")
-			if !ok || !ok2 || inner != k.Stem || strings.ContainsAny(inner, `%_\`) {
-				t.Errorf("pattern %q for the stem %q", pats[i], k.Stem)
+			st := stems[i]
+			if !strings.HasPrefix(k.Stem, st) || st == "" || len(st) > 2038 || !utf8.ValidString(st) || strings.ContainsAny(st, `'\`) {
+				t.Errorf("stem %q for the keyword stem %q", st, k.Stem)
 			}
 		}
 		if q := search.TSQuery(kws); q != strings.Join(ws, " or ") {

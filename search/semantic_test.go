@@ -62,43 +62,41 @@ func TestSemanticLeg(t *testing.T) {
 		{MessageID: foreignIDs[0], Similarity: 0.7}, // not this thread's: never a hit
 		{MessageID: ids[2], Similarity: 0.1},        // under DefaultMinSimilarity
 	}}
-	bothPaths(t, f, func(t *testing.T) {
-		plain := f.searcher
-		withSem := plain.WithSemantic(sem)
-		for _, tc := range []struct {
-			name     string
-			searcher *search.Searcher
-			opt      search.Options
-			want     []int64
-		}{
-			{"Without", plain, search.Options{}, []int64{ids[3], ids[0]}},
-			{"With", withSem, search.Options{}, []int64{ids[1], ids[3], ids[0]}},
-			{"NoSemantic", withSem, search.Options{NoSemantic: true}, []int64{ids[3], ids[0]}},
-			{"LowThreshold", withSem, search.Options{MinSimilarity: 0.05}, []int64{ids[1], ids[3], ids[0], ids[2]}},
-			{"AnyThreshold", withSem, search.Options{MinSimilarity: -1}, []int64{ids[1], ids[3], ids[0], ids[2]}},
-			{"HighThreshold", withSem, search.Options{MinSimilarity: 0.9}, []int64{ids[3], ids[0]}},
-			// The window's messages stay out, whatever the leg returns.
-			{"BeforeID", withSem, search.Options{BeforeID: ids[1]}, []int64{ids[0]}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				tc.opt.NoNeighbours = true
-				res, err := tc.searcher.Search(ctx, scope, "walnut", tc.opt)
-				if err != nil || res.SemanticErr != nil {
-					t.Fatalf("search: %v, %v", err, res.SemanticErr)
-				}
-				got := hitIDs(res)
-				// The fused order of hits found by one leg each is RRF's;
-				// compare as sets, with the semantic leg's top hit and the
-				// keyword hits all kept.
-				if !sameSet(got, tc.want) {
-					t.Fatalf("found %v, want %v", got, tc.want)
-				}
-				if slices.Contains(got, foreignIDs[0]) {
-					t.Fatal("found another thread's message")
-				}
-			})
-		}
-	})
+	plain := f.searcher
+	withSem := plain.WithSemantic(sem)
+	for _, tc := range []struct {
+		name     string
+		searcher *search.Searcher
+		opt      search.Options
+		want     []int64
+	}{
+		{"Without", plain, search.Options{}, []int64{ids[3], ids[0]}},
+		{"With", withSem, search.Options{}, []int64{ids[1], ids[3], ids[0]}},
+		{"NoSemantic", withSem, search.Options{NoSemantic: true}, []int64{ids[3], ids[0]}},
+		{"LowThreshold", withSem, search.Options{MinSimilarity: 0.05}, []int64{ids[1], ids[3], ids[0], ids[2]}},
+		{"AnyThreshold", withSem, search.Options{MinSimilarity: -1}, []int64{ids[1], ids[3], ids[0], ids[2]}},
+		{"HighThreshold", withSem, search.Options{MinSimilarity: 0.9}, []int64{ids[3], ids[0]}},
+		// The window's messages stay out, whatever the leg returns.
+		{"BeforeID", withSem, search.Options{BeforeID: ids[1]}, []int64{ids[0]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opt.NoNeighbours = true
+			res, err := tc.searcher.Search(ctx, scope, "walnut", tc.opt)
+			if err != nil || res.SemanticErr != nil {
+				t.Fatalf("search: %v, %v", err, res.SemanticErr)
+			}
+			got := hitIDs(res)
+			// The fused order of hits found by one leg each is RRF's;
+			// compare as sets, with the semantic leg's top hit and the
+			// keyword hits all kept.
+			if !sameSet(got, tc.want) {
+				t.Fatalf("found %v, want %v", got, tc.want)
+			}
+			if slices.Contains(got, foreignIDs[0]) {
+				t.Fatal("found another thread's message")
+			}
+		})
+	}
 	calls := sem.called()
 	if len(calls) == 0 {
 		t.Fatal("the semantic leg was never asked")
@@ -108,7 +106,6 @@ func TestSemanticLeg(t *testing.T) {
 		t.Fatalf("last call: %+v", last)
 	}
 	// WithSemantic made a copy: the plain searcher has no semantic leg.
-	plain, withSem := f.searcher, f.searcher.WithSemantic(sem)
 	before := len(sem.called())
 	if _, err := plain.Search(ctx, scope, "walnut", search.Options{}); err != nil {
 		t.Fatal(err)

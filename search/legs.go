@@ -1,0 +1,271 @@
+package search
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"yakor"
+	"yakor/postgres"
+	"yakor/words"
+)
+
+// Bounds of the legs' reading.
+const (
+	// keywordCap bounds how many messages one keyword's leg reads: a word
+	// that common carries little evidence anyway.
+	keywordCap = 500
+	// legTop is how many ranked messages each leg hands to the fusion.
+	legTop = 200
+	// sampleRows is how many of a big thread's newest messages are read to
+	// tell its common keywords from the others.
+	sampleRows = 500
+	// commonDF is the estimated number of a thread's messages holding a
+	// keyword from which the keyword is common: its matches are taken from
+	// the sample, not from the index, whose postings for it would cost more
+	// to read than the sample (about 15 ms per 100,000 messages). A word
+	// that common weighs little.
+	commonDF = 2000
+)
+
+// sampleSQL returns the newest messages of a thread, each with the
+// keywords it has a word starting with (one row per keyword, or one with
+// a null keyword): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id
+// (0: all), $6 messages.
+const sampleSQL = `
+SELECT m.id, k.i::int
+FROM (
+    SELECT id, folded FROM messages
+    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
+      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
+    ORDER BY id DESC
+    LIMIT $6
+) m
+LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
+    ON strpos(m.folded, k.s) > 0 AND m.folded ~ yakor_word_start(k.s)`
+
+// keywordLegSQL returns, for each stem, up to $6 messages with a word
+// starting with it, each with its full-text rank for $7 (a websearch
+// query): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id (0: all). Each stem
+// becomes the prefix query of the thread's words (migration 00020), whose
+// postings hold that thread's messages only. The thread's own condition is
+// written so that the planner cannot use it (IS TRUE): it would otherwise
+// intersect the words' postings with the thread's in another index,
+// reading all of those.
+const keywordLegSQL = `
+SELECT k.i::int, m.id, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 ELSE 0 END
+FROM websearch_to_tsquery('russian', $7) AS q(q)
+CROSS JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
+CROSS JOIN LATERAL (
+    SELECT id, tsv FROM messages
+    WHERE tenant_id = $1 AND user_id = $2 AND (thread_id = $3) IS TRUE
+      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
+      AND yakor_thread_words(thread_id, folded) @@ (quote_literal(right($3::uuid::text, 8) || k.s) || ':*')::tsquery
+    LIMIT $6
+) m`
+
+type scored struct {
+	id    int64
+	score float64
+}
+
+// legs finds a thread's candidates in one transaction, and ranks them by
+// both legs: the keywords' weights and the full-text rank. In a thread
+// big enough to have them, the newest messages are read first (sampleSQL),
+// to find the keywords common in the thread (commonDF), whose matches come from that sample and
+// whose words are left out of the full-text rank, where they would only
+// outrank the rare words' matches with their own. The other keywords go
+// through the thread's words index with plain index
+// scans off: each reads at most keywordCap messages, and with that LIMIT in
+// view the planner likes to walk the thread's btree in id order and
+// filter, hoping to stop early; for a rare word it then reads the whole
+// thread (a 100,000-message thread: up to a second).
+func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
+	f := newFound(len(kws))
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		rare, err := sample(ctx, tx, scope, kws, count, beforeID, f)
+		if err != nil || len(rare) == 0 {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
+			return postgres.Wrap("search: plan", err)
+		}
+		rows, err := tx.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
+		if err != nil {
+			return postgres.Wrap("search: keywords", err)
+		}
+		var kw int32
+		var id int64
+		var rank float64
+		_, err = pgx.ForEachRow(rows, []any{&kw, &id, &rank}, func() error {
+			f.add(id, rare[kw-1], rank)
+			return nil
+		})
+		return postgres.Wrap("search: keywords", err)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	byKeyword, byText = f.legs(float64(count))
+	return byKeyword, byText, nil
+}
+
+// sample reads the thread's newest messages (sampleSQL) and adds to f the
+// matches of the keywords common in the thread, with their estimated
+// document frequency. It returns the indexes of the other keywords.
+func sample(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64, f *found) ([]int, error) {
+	if count < commonDF { // no keyword can be common
+		all := make([]int, len(kws))
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	rows, err := db.Query(ctx, sampleSQL, scope.TenantID, scope.UserID, scope.ThreadID, stems(kws), beforeID, sampleRows)
+	if err != nil {
+		return nil, postgres.Wrap("search: sample", err)
+	}
+	hits := make([][]int64, len(kws))
+	seen := map[int64]bool{}
+	var id int64
+	var kw *int32
+	_, err = pgx.ForEachRow(rows, []any{&id, &kw}, func() error {
+		seen[id] = true
+		if kw != nil {
+			hits[*kw-1] = append(hits[*kw-1], id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, postgres.Wrap("search: sample", err)
+	}
+	var rare []int
+	for i, ids := range hits {
+		df := float64(len(ids)) / float64(max(len(seen), 1)) * float64(count)
+		if df < commonDF {
+			rare = append(rare, i)
+			continue
+		}
+		for _, id := range ids {
+			f.add(id, i, 0)
+		}
+		f.df[i] = df
+	}
+	return rare, nil
+}
+
+// found is what the legs' statements found: the keywords each message
+// holds, in how many messages each keyword is (counted, or estimated for a
+// common one), and each message's full-text rank.
+type found struct {
+	kws  map[int64][]int
+	df   []float64
+	rank map[int64]float64
+}
+
+func newFound(keywords int) *found {
+	return &found{kws: map[int64][]int{}, df: make([]float64, keywords), rank: map[int64]float64{}}
+}
+
+// add records that message id holds keyword kw (-1: none) and has the
+// full-text rank rank (0: no match).
+func (f *found) add(id int64, kw int, rank float64) {
+	if kw >= 0 {
+		f.kws[id] = append(f.kws[id], kw)
+		f.df[kw]++
+	}
+	if rank > 0 {
+		f.rank[id] = rank
+	}
+}
+
+// legs ranks what was found in a thread of n messages: by the
+// rare-word-weighted count of keywords, and by full-text rank; legTop each.
+func (f *found) legs(n float64) (byKeyword, byText []scored) {
+	byKeyword = make([]scored, 0, len(f.kws))
+	for id, kws := range f.kws {
+		score := 0.0
+		for _, i := range kws {
+			score += idf(n, f.df[i])
+		}
+		byKeyword = append(byKeyword, scored{id: id, score: score})
+	}
+	byText = make([]scored, 0, len(f.rank))
+	for id, r := range f.rank {
+		byText = append(byText, scored{id: id, score: r})
+	}
+	return top(byKeyword), top(byText)
+}
+
+// idf weighs a keyword found in df of n messages: rare words weigh more
+// (BM25's inverse document frequency, kept positive).
+func idf(n, df float64) float64 {
+	return math.Log(1 + (max(n, df)-df+0.5)/(df+0.5))
+}
+
+// top orders a leg by score, the newer first on ties, and keeps legTop.
+func top(l []scored) []scored {
+	slices.SortFunc(l, byScore)
+	return l[:min(len(l), legTop)]
+}
+
+func byScore(a, b scored) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
+	case a.id > b.id:
+		return -1
+	case a.id < b.id:
+		return 1
+	}
+	return 0
+}
+
+// pick returns the keywords at the indexes at.
+func pick(kws []words.Keyword, at []int) []words.Keyword {
+	out := make([]words.Keyword, len(at))
+	for i, j := range at {
+		out[i] = kws[j]
+	}
+	return out
+}
+
+// maxLexeme is the longest word, in bytes, a tsquery takes (PostgreSQL's
+// limit is 2,047; a longer word is not indexed either), less the thread's
+// tag that keywordLegSQL puts before a stem.
+const maxLexeme = 2046 - 8
+
+// stems returns the keywords' stems, each cut to maxLexeme at a rune
+// boundary. A stem holds only letters and digits (words.Keywords), so
+// keywordLegSQL's quoting of it needs no escapes.
+func stems(kws []words.Keyword) []string {
+	out := make([]string, len(kws))
+	for i, k := range kws {
+		stem := k.Stem
+		if len(stem) > maxLexeme {
+			cut := maxLexeme
+			for !utf8.RuneStart(stem[cut]) {
+				cut--
+			}
+			stem = stem[:cut]
+		}
+		out[i] = stem
+	}
+	return out
+}
+
+// tsQuery joins the keywords' words with websearch_to_tsquery's "or"; that
+// function never fails on its input, and the words are letters and digits.
+func tsQuery(kws []words.Keyword) string {
+	words := make([]string, len(kws))
+	for i, k := range kws {
+		words[i] = k.Word
+	}
+	return strings.Join(words, " or ")
+}
