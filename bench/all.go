@@ -132,7 +132,7 @@ type allMeasure func(ctx context.Context, e *allEnv) (allPart, error)
 func allSections() []allSection {
 	return []allSection{
 		{key: "turn", title: "Memory layer cost per turn", timed: true, load: allTurnLoad, loadOrder: 1},
-		// The search corpora load first: the biggest one's trigram index
+		// The search corpora load first: the biggest one's words index
 		// is the run's longest build.
 		{key: "search", title: "History search latency", timed: true, load: allSearchLoad},
 		{key: "load", title: "Throughput and peak memory under load", timed: true, run: allLoad},

@@ -150,7 +150,7 @@ func cloneSibling(ctx context.Context, e *allEnv, from, to string) (*database, e
 }
 
 // allSearchLoad loads (or reuses) the search corpus of each database size
-// through the run's pipeline, the biggest first (its trigram index is the
+// through the run's pipeline, the biggest first (its words index is the
 // run's longest build); its measuring measures search latency in each,
 // the smallest first.
 func allSearchLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
@@ -185,7 +185,7 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 		rs = append(rs, r)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "One history search (as SEARCH_HISTORY runs it: keywords, weighted trigram and full-text legs, %s characters of hits at most) with that many messages in the database: one big thread of %s messages and the rest in threads of %d, text from a Zipf-distributed vocabulary of 50,000 words, queries of two or three mid-frequency words and, half the time, a common one. "+
+	fmt.Fprintf(&b, "One history search (as SEARCH_HISTORY runs it: keywords found at the start of words through the index of each thread's words, weighted, and ranked by full text, %s characters of hits at most) with that many messages in the database: one big thread of %s messages and the rest in threads of %d, text from a Zipf-distributed vocabulary of 50,000 words, queries of two or three mid-frequency words and, half the time, a common one. "+
 		"The messages table and its indexes are read into the system's cache first (pg_prewarm), as on a server whose memory holds them; then %d queries on the big thread and %d on random small threads, after 20 of warm-up.\n\n", groupThousands(search.DefaultBudget), groupThousands(e.scale.SearchBig), benchThreadSize, e.scale.Queries, e.scale.Queries)
 	b.WriteString("| messages in the database | thread | messages in the thread | p50 | p95 | p99 | max | hits per search |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	var figs []allFigure
@@ -199,13 +199,13 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 	}
 	b.WriteString("\nLoading (COPY, one stream per core; the secondary indexes built after the rows, two at a time; then VACUUM (FREEZE, ANALYZE)). " +
 		"The corpora load one after another, the biggest first, each one's index builds going on beside the next one's COPY, with at most one CPU-heavy step (a COPY stream, an index build, a vacuum, an untimed section) per core: an index's time is its build alone, while COPY and the indexes' end to end include waiting for a core.\n\n")
-	b.WriteString("| messages | COPY | indexes (end to end) | of which the trigram index | vacuum | total | database size |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| messages | COPY | indexes (end to end) | of which the words index | vacuum | total | database size |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
 		l, earlier := r.Load, ""
 		if l.Reused {
 			earlier = " (by an earlier run)"
 		}
-		fmt.Fprintf(&b, "| %s%s | %.0f s | %.0f s | %.0f s | %.0f s | %.0f s | %.1f GB |\n", groupThousands(r.Messages), earlier, l.CopySeconds, l.IndexSeconds, l.indexSeconds("trgm"), l.VacuumSeconds, l.TotalSeconds, float64(l.DatabaseBytes)/1e9)
+		fmt.Fprintf(&b, "| %s%s | %.0f s | %.0f s | %.0f s | %.0f s | %.0f s | %.1f GB |\n", groupThousands(r.Messages), earlier, l.CopySeconds, l.IndexSeconds, l.indexSeconds("words"), l.VacuumSeconds, l.TotalSeconds, float64(l.DatabaseBytes)/1e9)
 	}
 	if note := searchBudgetNote(e, rs); note != "" {
 		b.WriteString("\n" + note + "\n")
@@ -222,7 +222,7 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 }
 
 // searchBudgetNote says what loading the biggest corpus takes: PostgreSQL
-// builds each GIN index on one core, and the biggest corpus's trigram
+// builds each GIN index on one core, and the biggest corpus's words
 // index is the run's longest step.
 func searchBudgetNote(e *allEnv, rs []searchResult) string {
 	if e.quick || len(rs) == 0 {
@@ -236,10 +236,10 @@ func searchBudgetNote(e *allEnv, rs []searchResult) string {
 	if l.Load.Reused {
 		when = "an earlier run"
 	}
-	return fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then two GIN indexes, which PostgreSQL %s builds on one core each (no parallel GIN builds before PostgreSQL 18). "+
-		"Loading %s messages took %s in %s (COPY %.0f s, then the trigram index %.0f s on one core while the other cores took the other indexes and the smaller corpora): alone more than the whole report's 20-minute budget on this machine. "+
+	return fmt.Sprintf("Loading is CPU-bound in PostgreSQL: the generated columns (folded text and tsvector) computed per row during COPY, then the GIN index of each thread's words, which PostgreSQL %s builds on one core (no parallel GIN builds before PostgreSQL 18). "+
+		"Loading %s messages took %s in %s (COPY %.0f s, then the words index %.0f s on one core while the other cores took the other indexes and the smaller corpora): alone more than the whole report's 20-minute budget on this machine. "+
 		"A loaded corpus is kept in the bench folder and reused by later runs; the default run measures 1,000,000 messages only, `--search-messages 1000000,10000000` adds 10,000,000.",
-		e.machinePG(), groupThousands(l.Messages), minutes(l.Load.TotalSeconds), when, l.Load.CopySeconds, l.Load.indexSeconds("trgm"))
+		e.machinePG(), groupThousands(l.Messages), minutes(l.Load.TotalSeconds), when, l.Load.CopySeconds, l.Load.indexSeconds("words"))
 }
 
 // allPrompt measures the prompt's size over a long conversation and draws

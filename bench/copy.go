@@ -431,11 +431,11 @@ func finishCorpus(ctx context.Context, db, sdb *database, name string, idx []mes
 	return nil
 }
 
-// indexCost orders index builds: GIN first (the trigram index is the
-// costliest), then the rest.
+// indexCost orders index builds: GIN first (the index of each thread's
+// words is the costliest), then the rest.
 func indexCost(m messageIndex) int {
 	switch {
-	case strings.Contains(m.def, "gin_trgm_ops"):
+	case strings.Contains(m.def, "yakor_thread_words"):
 		return 3
 	case strings.Contains(m.def, "USING gin"):
 		return 2

@@ -1,11 +1,11 @@
 package bench
 
 // The loading pipeline of yakor bench all. PostgreSQL 15 builds a GIN index
-// on one core, and the trigram index of the biggest corpus is the run's
+// on one core, and the words index of the biggest corpus is the run's
 // longest step by far: its build (about 15 minutes for 10,000,000
 // messages on this machine's cores) starts once that corpus's COPY ends.
 // So the biggest corpus loads first, with every core; then, while its
-// trigram index builds on one core, the other cores build its other
+// words index builds on one core, the other cores build its other
 // indexes and load the smaller corpora and run the untimed sections. Every
 // CPU-heavy step holds one of the run's slots, one a core, so that the
 // longest step never shares its core.

@@ -16,7 +16,7 @@ import (
 // maxKeywords is the most keywords Keywords returns for one text.
 const maxKeywords = 12
 
-// minStemRunes is the shortest stem worth using as a substring pattern;
+// minStemRunes is the shortest stem worth searching for as a word's start;
 // a shorter stem falls back to the whole word.
 const minStemRunes = 3
 
@@ -46,7 +46,7 @@ var stopWords = sync.OnceValue(func() map[string]struct{} {
 // Keyword is one distinctive word of a query.
 type Keyword struct {
 	Word string // the word folded (lower-cased, ё→е), punctuation stripped
-	Stem string // its Snowball stem (russian for Cyrillic, english for Latin), cut to a substring of Word; Word itself for numbers, mixed scripts, or when the stem would be shorter than 3 runes
+	Stem string // its Snowball stem (russian for Cyrillic, english for Latin), cut to a prefix of Word; Word itself for numbers, mixed scripts, or when the stem would be shorter than 3 runes
 }
 
 // Keywords returns the distinctive words of text, in first-appearance order,
@@ -61,8 +61,8 @@ type Keyword struct {
 // that word's stem ("Каролину" for the name "Каролина").
 //
 // Stem is the Snowball stem cut to the part it shares with the word, so it
-// is always a substring of the word and can be used as a %stem% pattern over
-// folded text: english turns "happy" into "happi" and "hoping" into "hope",
+// is always a prefix of the word and finds the word's forms as the start of
+// a word of folded text (history search's prefix queries): english turns "happy" into "happi" and "hoping" into "hope",
 // which Keywords reports as "happ" and "hop". A trailing English "i" (the
 // stemmer's stand-in for "y") is dropped too, so "study" and "studies" share
 // the stem "stud".
