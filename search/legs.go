@@ -50,12 +50,12 @@ LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
 
 // keywordLegSQL returns, for each stem, up to $6 messages with a word
 // starting with it, each with its full-text rank for $7 (a websearch
-// query): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id (0: all). Each stem
-// becomes the prefix query of the thread's words (migration 00020), whose
-// postings hold that thread's messages only. The thread's own condition is
-// written so that the planner cannot use it (IS TRUE): it would otherwise
-// intersect the words' postings with the thread's in another index,
-// reading all of those.
+// query): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id (0: all).
+// Each stem becomes the prefix query of the thread's words (migration
+// 00020), whose postings hold that thread's messages only. The thread's own
+// condition is written so that the planner cannot use it (IS TRUE): it
+// would otherwise intersect the words' postings with the thread's in
+// another index, reading all of those.
 const keywordLegSQL = `
 SELECT k.i::int, m.id, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 ELSE 0 END
 FROM websearch_to_tsquery('russian', $7) AS q(q)
@@ -73,17 +73,17 @@ type scored struct {
 	score float64
 }
 
-// legs finds a thread's candidates in one transaction, and ranks them by
-// both legs: the keywords' weights and the full-text rank. In a thread
-// big enough to have them, the newest messages are read first (sampleSQL),
-// to find the keywords common in the thread (commonDF), whose matches come from that sample and
-// whose words are left out of the full-text rank, where they would only
-// outrank the rare words' matches with their own. The other keywords go
-// through the thread's words index with plain index
+// legs finds a thread's candidates in one transaction and ranks them by
+// both legs: the keywords' weights and the full-text rank. In a thread big
+// enough to have them, the newest messages are read first (sampleSQL) to
+// find the keywords common in the thread (commonDF): their matches come
+// from that sample, and their words stay out of the full-text rank, where
+// they would only outrank the rare words' matches with their own. The
+// other keywords go through the thread's words index with plain index
 // scans off: each reads at most keywordCap messages, and with that LIMIT in
-// view the planner likes to walk the thread's btree in id order and
-// filter, hoping to stop early; for a rare word it then reads the whole
-// thread (a 100,000-message thread: up to a second).
+// view the planner likes to walk a btree in id order and filter, hoping to
+// stop early; for a rare word it then reads the whole thread (a
+// 100,000-message thread: up to a second).
 func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	f := newFound(len(kws))
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
