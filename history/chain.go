@@ -150,15 +150,19 @@ func (s *Store) follow(ctx context.Context, scope yakor.Scope, history []NewMess
 	return superseded, stored, nil
 }
 
+// branchSQL reads the first $5 messages after the thread's newest one
+// linked $4: $1 tenant, $2 user, $3 thread. The messages_by_chain index
+// finds the linked one.
+var branchSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND superseded_at IS NULL AND kind <> 'summary'
+  AND id > (SELECT max(id) FROM messages WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND chain = $4)
+` + postgres.OldestFirst + ` LIMIT $5`
+
 // supersedeBranch supersedes the thread's messages on the client's branch
 // after the message linked meet, unless the first of them is the client's
 // next one (want): then the client goes on where the thread does.
 func (s *Store) supersedeBranch(ctx context.Context, scope yakor.Scope, meet, want []byte) (int64, error) {
-	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND kind <> 'summary'
-  AND id > (SELECT max(id) FROM messages WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND chain = $4)
-ORDER BY id LIMIT $5`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), meet, followReach)
+	rows, err := s.db.Query(ctx, branchSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), meet, followReach)
 	if err != nil {
 		return 0, postgres.Wrap("follow conversation", err)
 	}
@@ -203,19 +207,24 @@ SELECT count(*) FROM m`
 	return n, nil
 }
 
+// linkBeforeSQL reads the chain link of the thread's newest message that
+// is not a user's message after the last reply: $1 tenant, $2 user, $3
+// thread.
+var linkBeforeSQL = `SELECT chain FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND superseded_at IS NULL AND kind <> 'summary'
+  AND NOT (role = 'user' AND id > coalesce((SELECT id FROM messages
+      WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND superseded_at IS NULL AND role = 'assistant'
+      ` + postgres.NewestFirst + ` LIMIT 1), 0))
+` + postgres.NewestFirst + ` LIMIT 1`
+
 // LinkBefore is the link a client's new message follows when the client
 // sends only what is new: the newest message of scope's thread on its
 // branch, passing over the user's messages after its last reply (a message
 // whose answer failed or is being written: sent again, it is the same
 // message). Genesis when there is none linked.
 func (s *Store) LinkBefore(ctx context.Context, scope yakor.Scope) ([]byte, error) {
-	const q = `SELECT chain FROM messages m
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND kind <> 'summary'
-  AND NOT (role = 'user' AND id > (SELECT coalesce(max(id), 0) FROM messages
-      WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND superseded_at IS NULL AND role = 'assistant'))
-ORDER BY id DESC LIMIT 1`
 	var c []byte
-	err := s.db.QueryRow(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&c)
+	err := s.db.QueryRow(ctx, linkBeforeSQL, scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&c)
 	if found, err := postgres.Found("find the last reply", err); !found || err != nil || c == nil {
 		return Genesis, err
 	}

@@ -34,12 +34,15 @@ ORDER BY id DESC LIMIT 1`
 	return m, true, nil
 }
 
+// headSQL reads a thread's first two messages up to one: $1 tenant, $2
+// user, $3 thread, $4 up to id.
+var headSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id <= $4 AND kind <> 'summary' AND superseded_at IS NULL ` + postgres.OldestFirst + ` LIMIT 2`
+
 // head returns the thread's first exchange (its first two messages, when
 // they are a user's message and a reply), among the messages up to through.
 func (s *Store) head(ctx context.Context, scope yakor.Scope, through int64) ([]Message, error) {
-	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id <= $4 AND kind <> 'summary' AND superseded_at IS NULL ORDER BY id LIMIT 2`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), through)
+	rows, err := s.db.Query(ctx, headSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), through)
 	if err != nil {
 		return nil, postgres.Wrap("load head", err)
 	}

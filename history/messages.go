@@ -160,6 +160,12 @@ type MessageFilter struct {
 	Limit   int   // 0: all
 }
 
+// messagesSQL lists a thread's messages after one, oldest first: $1
+// tenant, $2 user, $3 thread, $4 after id, $5 rows (null: all).
+var messagesSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id > $4
+` + postgres.OldestFirst + ` LIMIT $5`
+
 // Messages lists scope's thread's messages, oldest first. An unknown thread
 // is ENOTFOUND.
 func (s *Store) Messages(ctx context.Context, scope yakor.Scope, f MessageFilter) ([]Message, error) {
@@ -170,10 +176,7 @@ func (s *Store) Messages(ctx context.Context, scope yakor.Scope, f MessageFilter
 	if f.Limit > 0 {
 		limit = f.Limit
 	}
-	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4
-ORDER BY id LIMIT $5`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadID, f.AfterID, limit)
+	rows, err := s.db.Query(ctx, messagesSQL, scope.TenantID, scope.UserID, scope.ThreadID, f.AfterID, limit)
 	if err != nil {
 		return nil, postgres.Wrap("list messages", err)
 	}
@@ -213,6 +216,12 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = 
 	return later, postgres.Wrap("find a later reply", err)
 }
 
+// windowSQL reads a page of the window, newest first: $1 tenant, $2 user,
+// $3 thread, $4 before id (0: all), $5 rows, $6 after id.
+var windowSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND ($4 = 0 OR id < $4) AND id > $6 AND kind <> 'summary' AND superseded_at IS NULL
+` + postgres.NewestFirst + ` LIMIT $5`
+
 // Window returns the newest whole messages of scope's thread older than
 // beforeID (0: all) whose characters sum to at most budget: it takes
 // messages newest first, stops at the first that does not fit, and returns
@@ -247,9 +256,7 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 		budget -= used
 		after = sum.SummaryThrough
 	}
-	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND ($4 = 0 OR id < $4) AND id > $6 AND kind <> 'summary' AND superseded_at IS NULL
-ORDER BY id DESC LIMIT $5`
+	q := windowSQL
 	var (
 		window []Message
 		used   int
@@ -395,14 +402,22 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id = ANY($4) ORDER 
 	return msgs, nil
 }
 
+// neighbourAfterSQL and neighbourBeforeSQL read the nearest message of a
+// role after or before one: $1 tenant, $2 user, $3 thread, $4 message id,
+// $5 role.
+var (
+	neighbourAfterSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id > $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ` + postgres.OldestFirst + ` LIMIT 1`
+	neighbourBeforeSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id < $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ` + postgres.NewestFirst + ` LIMIT 1`
+)
+
 // Neighbour returns the nearest message of role in scope's thread before
 // (dir < 0) or after (dir > 0) message id; ok is false when there is none.
 func (s *Store) Neighbour(ctx context.Context, scope yakor.Scope, id int64, role string, dir int) (m Message, ok bool, err error) {
-	q := `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ORDER BY id LIMIT 1`
+	q := neighbourAfterSQL
 	if dir < 0 {
-		q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = $5 AND kind = 'message' AND superseded_at IS NULL ORDER BY id DESC LIMIT 1`
+		q = neighbourBeforeSQL
 	}
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), id, role)
 	if err != nil {
@@ -419,16 +434,19 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < $4 AND role = 
 // looks through: the results of a reply's calls come right after it.
 const toolCallsReach = 64
 
+// lastToolCallsSQL reads the newest reply with tool calls among the
+// thread's last $4 messages: $1 tenant, $2 user, $3 thread.
+var lastToolCallsSQL = `SELECT * FROM (
+    SELECT ` + messageColumns + ` FROM messages
+    WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND kind <> 'summary' AND superseded_at IS NULL
+    ` + postgres.NewestFirst + ` LIMIT $4
+) last WHERE role = 'assistant' AND meta ? 'tool_calls' ORDER BY id DESC LIMIT 1`
+
 // LastToolCalls returns the newest of the thread's last messages that
 // called the caller's tools (Meta.ToolCalls), if any: the reply whose calls
 // a request's tool results answer.
 func (s *Store) LastToolCalls(ctx context.Context, scope yakor.Scope) (Message, bool, error) {
-	const q = `SELECT * FROM (
-    SELECT ` + messageColumns + ` FROM messages
-    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind <> 'summary' AND superseded_at IS NULL
-    ORDER BY id DESC LIMIT $4
-) last WHERE role = 'assistant' AND meta ? 'tool_calls' ORDER BY id DESC LIMIT 1`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), toolCallsReach)
+	rows, err := s.db.Query(ctx, lastToolCallsSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), toolCallsReach)
 	if err != nil {
 		return Message{}, false, postgres.Wrap("find tool calls", err)
 	}

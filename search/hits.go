@@ -31,7 +31,7 @@ func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored,
 	return hits, used, nil
 }
 
-const readHitsSQL = `
+var readHitsSQL = `
 SELECT h.id, m.role, m.author, m.content, m.chars, m.created_at,
        coalesce(p.id, 0), coalesce(p.role, ''), coalesce(p.author, ''), coalesce(p.content, ''), coalesce(p.chars, 0), coalesce(p.created_at, m.created_at),
        coalesce(x.id, 0), coalesce(x.role, ''), coalesce(x.author, ''), coalesce(x.content, ''), coalesce(x.chars, 0), coalesce(x.created_at, m.created_at)
@@ -39,13 +39,13 @@ FROM unnest($4::bigint[]) AS h(id)
 JOIN messages m ON m.tenant_id = $1 AND m.user_id = $2 AND m.thread_id = $3 AND m.id = h.id
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id < h.id AND kind <> 'summary' AND superseded_at IS NULL
-    ORDER BY id DESC LIMIT 1
+    WHERE $5 AND m.chars < $6 AND tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id < h.id AND kind <> 'summary' AND superseded_at IS NULL
+    ` + postgres.NewestFirst + ` LIMIT 1
 ) p ON true
 LEFT JOIN LATERAL (
     SELECT id, role, author, content, chars, created_at FROM messages
-    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND id > h.id AND ($7::bigint = 0 OR id < $7) AND kind <> 'summary' AND superseded_at IS NULL
-    ORDER BY id LIMIT 1
+    WHERE $5 AND right(rtrim(m.content), 1) = '?' AND tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id > h.id AND ($7::bigint = 0 OR id < $7) AND kind <> 'summary' AND superseded_at IS NULL
+    ` + postgres.OldestFirst + ` LIMIT 1
 ) x ON true`
 
 // readHits reads the ranked messages with their neighbours, by id.

@@ -36,13 +36,13 @@ const (
 // keywords it has a word starting with (one row per keyword, or one with
 // a null keyword): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id
 // (0: all), $6 messages.
-const sampleSQL = `
+var sampleSQL = `
 SELECT m.id, k.i::int
 FROM (
     SELECT id, folded FROM messages
-    WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3
+    WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + `
       AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
-    ORDER BY id DESC
+    ` + postgres.NewestFirst + `
     LIMIT $6
 ) m
 LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
