@@ -175,6 +175,7 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	settle(ctx, e)
 	for _, s := range sections {
 		if !s.timed {
 			continue
@@ -189,6 +190,34 @@ func runSections(ctx context.Context, e *allEnv, sections []allSection) (map[str
 	}
 	return r.parts, nil
 }
+
+// settle lets the cluster finish what the loads and untimed sections left
+// behind before the timed sections start: a checkpoint, so that their
+// dirty pages are not written during a measurement, and the autovacuum
+// workers they woke, for at most settleWait. It only waits: a failure is
+// reported and the run goes on.
+func settle(ctx context.Context, e *allEnv) {
+	t := time.Now()
+	if _, err := e.db.Owner.Exec(ctx, `CHECKPOINT`); err != nil {
+		fmt.Fprintf(e.stderr, "bench all: checkpoint before the timed sections: %v\n", err)
+	}
+	for time.Since(t) < settleWait {
+		var n int
+		err := e.db.Owner.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`).Scan(&n)
+		if err != nil || n == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	fmt.Fprintf(e.stderr, "bench all: the cluster settled in %.0f s\n", time.Since(t).Seconds())
+}
+
+// settleWait bounds settle's wait for autovacuum.
+const settleWait = 3 * time.Minute
 
 // sectionRun is what runSections' steps share.
 type sectionRun struct {

@@ -154,7 +154,7 @@ func allMarkdown(rep allReport, e *allEnv) string {
 
 	b.WriteString("## Summary\n\n")
 	b.WriteString(allSummary(rep))
-	b.WriteString("\nThe run: the corpora were loaded one after another, the biggest first, each one's index builds going on beside the next one's COPY, and the untimed sections (prompt size, LoCoMo: sizes and shares, not times) ran beside them once the first COPY had ended, with at most one CPU-heavy step per core; then the timed sections ran alone. " +
+	b.WriteString("\nThe run: the corpora were loaded one after another, the biggest first, each one's index builds going on beside the next one's COPY, and the untimed sections (prompt size, LoCoMo: sizes and shares, not times) ran beside them once the first COPY had ended, with at most one CPU-heavy step per core; then, after a checkpoint and once autovacuum was idle, the timed sections ran alone. " +
 		"A timed section's loading is until its rows were written; what each corpus's load took in all is in its section.\n\n")
 	b.WriteString("| section | loading | measuring |\n|---|---:|---:|\n")
 	for _, k := range rep.Order {
