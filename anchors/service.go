@@ -152,13 +152,16 @@ func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64, re
 }
 
 // extract reads one message: a user's message for its topic and data, an
-// assistant's only for data (it answers within the user's topic). A
+// assistant's only for data (it answers within the user's topic), and the
+// offline model's reply for nothing. A
 // message in read (when read is not nil) is taken as read there; one
 // missing from it is read offline.
 func (s *Service) extract(ctx context.Context, m message, current *Anchor, authors []string, read map[int64]Extraction) Extraction {
 	var ok bool
 	var ex Extraction
 	switch ex, ok = read[m.ID]; {
+	case m.Role != "user" && llm.IsOfflineReply(m.Content):
+		ex = Extraction{Source: SourceOffline} // it quotes the conversation back: nothing new
 	case ok:
 	case read == nil && s.helper != nil:
 		var err error

@@ -33,7 +33,9 @@ type Summary struct {
 // CheapPass prepares messages for summarizing without a model: an old tool
 // output (Kind == KindTool or Role == "tool") is shrunk to its first line
 // (at most 200 runes) + " …", and a message whose content repeats an earlier
-// one in the slice verbatim (after trimming and collapsing spaces) is dropped.
+// one in the slice verbatim (after trimming and collapsing spaces) is dropped,
+// and so is a reply of the offline model (llm.IsOfflineReply), which only
+// quotes the conversation back.
 // It returns a new slice (msgs is not modified) and how many characters
 // (runes) it saved. A shrunk message's Chars is updated.
 func CheapPass(msgs []Message) ([]Message, int) {
@@ -43,7 +45,7 @@ func CheapPass(msgs []Message) ([]Message, int) {
 	for _, m := range msgs {
 		n := utf8.RuneCountInString(m.Content)
 		key := strings.Join(strings.Fields(m.Content), " ")
-		if seen[key] {
+		if seen[key] || m.Role == RoleAssistant && llm.IsOfflineReply(m.Content) {
 			saved += n
 			continue
 		}

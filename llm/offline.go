@@ -16,9 +16,12 @@ const (
 	quoteRunes = 300
 )
 
-// Offline is the provider that needs nothing. Its chat reply says plainly
-// that no language model is configured and quotes the earlier message of the
-// request that best matches the question; its embeddings are hashed features.
+// Offline is the provider that needs nothing. Its chat reply quotes what
+// best answers the question among what the prompt shows (the window, the
+// facts, the anchors' key data, the summary, study notes), asks for a
+// history search for what it does not show, and says that no language
+// model is configured in a conversation's first reply; its embeddings are
+// hashed features.
 // The same input always gives the same output. It is safe for concurrent use.
 type Offline struct{}
 
@@ -128,46 +131,58 @@ type replyText struct {
 	noQuestion string
 	noMatch    string
 	notFound   string
-	found      string // quoted hit line
-	quote      string // role, quoted text
-	user       string
-	assistant  string
+	noted      string // to a message that asks nothing the memory does not show
+	// Answers, each quoting a passage: from the hits of a search, from the
+	// user's or the assistant's message in the window, from a fact, from
+	// the anchors' key data, from the summary, from a study note.
+	found, fromUser, fromAssistant, fromFacts, fromAnchors, fromSummary, fromNote string
 }
 
-func (t replyText) role(role string) string {
-	switch role {
-	case "user":
-		return t.user
-	case "assistant":
-		return t.assistant
+// answer is the answer quoting p.
+func (t replyText) answer(p passage) string {
+	f := map[int]string{fromFacts: t.fromFacts, fromAnchors: t.fromAnchors, fromSummary: t.fromSummary, fromNote: t.fromNote}[p.from]
+	switch {
+	case p.from != fromWindow:
+	case p.role == "assistant":
+		f = t.fromAssistant
+	default:
+		f = t.fromUser
 	}
-	return role
+	return fmt.Sprintf(f, quote(p.text))
 }
 
 // wording returns the offline reply's wording in Russian or in English.
 func wording(russian bool) replyText {
 	if russian {
 		return replyText{
-			notice: "Языковая модель не настроена, поэтому это офлайн-ответ Якоря, собранный из памяти " +
+			notice: "Языковая модель не настроена, поэтому отвечает офлайн-модель Якоря: она цитирует память " +
 				"разговора. Задайте OPENAI_BASE_URL и YAKOR_CHAT_MODEL, чтобы подключить настоящую модель.",
-			noQuestion: "Вопроса для ответа нет.",
-			noMatch:    "В памяти разговора пока нет ничего, что подходит к этому вопросу.",
-			notFound:   "Поиск по истории разговора ничего не нашёл по этому вопросу.",
-			found:      "Нашлось в истории разговора: «%s»",
-			quote:      "Ближайшее из прежних сообщений (%s): «%s»",
-			user:       "пользователь",
-			assistant:  "ассистент",
+			noQuestion:    "Вопроса для ответа нет.",
+			noMatch:       "В памяти разговора пока нет ничего, что подходит к этому вопросу.",
+			notFound:      "Поиск по истории разговора ничего не нашёл по этому вопросу.",
+			noted:         "Принято.",
+			found:         "Нашлось в истории разговора: «%s»",
+			fromUser:      "Вы писали раньше: «%s»",
+			fromAssistant: "Раньше в разговоре: «%s»",
+			fromFacts:     "Из фактов, которые я помню: «%s»",
+			fromAnchors:   "Из ключевых данных разговора: «%s»",
+			fromSummary:   "Из сводки прежних сообщений: «%s»",
+			fromNote:      "Из учебной заметки: «%s»",
 		}
 	}
 	return replyText{
-		notice: "No language model is configured, so this is Yakor's offline reply, built from the " +
-			"conversation memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model.",
-		noQuestion: "There is no question to answer.",
-		noMatch:    "Nothing in the conversation memory matches this question yet.",
-		notFound:   "A search of the conversation's history found nothing for this question.",
-		found:      "Found in the conversation's history: «%s»",
-		quote:      "The closest earlier message (%s): «%s»",
-		user:       "user",
-		assistant:  "assistant",
+		notice: "No language model is configured, so Yakor's offline model answers by quoting the " +
+			"conversation's memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model.",
+		noQuestion:    "There is no question to answer.",
+		noMatch:       "Nothing in the conversation memory matches this question yet.",
+		notFound:      "A search of the conversation's history found nothing for this question.",
+		noted:         "Noted.",
+		found:         "Found in the conversation's history: «%s»",
+		fromUser:      "You said earlier: «%s»",
+		fromAssistant: "Earlier in this conversation: «%s»",
+		fromFacts:     "From the facts I keep: «%s»",
+		fromAnchors:   "From the conversation's key data: «%s»",
+		fromSummary:   "From the summary of earlier messages: «%s»",
+		fromNote:      "From a study note: «%s»",
 	}
 }

@@ -23,15 +23,19 @@ const (
 // offlineReply builds the offline chat reply. It runs the whole memory
 // loop without a model:
 //   - when the newest message is a block of search hits, it answers from the
-//     hit that shares the most keywords with the question;
-//   - when the prompt offers history search, the message is a question
-//     (it has a question mark) and half or more of its keywords appear in
-//     none of the earlier messages, it asks to search, with only a
-//     SEARCH_HISTORY line;
-//   - otherwise it quotes the earlier message that shares the most keywords
-//     with the question (ties go to the newest).
+//     hit that best matches the question;
+//   - otherwise it answers from what the prompt shows: the passage (a
+//     sentence of a window message, a fact, a part of the anchors' key data,
+//     a line of the summary, a study note) that best matches the question,
+//     when it holds at least half of the question's subject words (its
+//     keywords other than the words that ask for a figure: cost, price,
+//     сколько, …);
+//   - when nothing shown does and the prompt offers history search, it asks
+//     to search, with only a SEARCH_HISTORY line;
+//   - otherwise it quotes the best partial match, or says nothing matches.
 //
-// Every answer starts with a plain notice that no model is configured.
+// The first reply of a conversation (no reply before it in the prompt)
+// starts with a notice that no model is configured.
 func offlineReply(msgs []Message) string {
 	qi := question(msgs)
 	q := ""
@@ -39,18 +43,19 @@ func offlineReply(msgs []Message) string {
 		q = strings.TrimSpace(msgs[qi].Content)
 	}
 	t := wording(words.Lang(q) == "ru")
-	kws := words.Keywords(q, nil)
-
 	var b strings.Builder
-	b.WriteString(t.notice)
-	b.WriteString("\n\n")
+	if firstReply(msgs) {
+		b.WriteString(t.notice)
+		b.WriteString("\n\n")
+	}
 	if q == "" {
 		b.WriteString(t.noQuestion)
 		return b.String()
 	}
+	ask := newAsk(q)
 	last := msgs[len(msgs)-1]
 	if last.Role == "user" && isFoundBlock(last.Content) {
-		line, ok := bestLine(kws, foundLines(last.Content))
+		line, ok := ask.bestHit(foundLines(last.Content))
 		if !ok {
 			b.WriteString(t.notFound)
 			return b.String()
@@ -58,32 +63,35 @@ func offlineReply(msgs []Message) string {
 		fmt.Fprintf(&b, t.found, quote(line))
 		return b.String()
 	}
-	if searchOffered(msgs) && len(kws) > 0 && strings.ContainsAny(q, "?？") {
-		if missing := absent(kws, msgs[:qi]); 2*missing >= len(kws) {
-			ws := make([]string, len(kws))
-			for i, k := range kws {
-				ws[i] = k.Word
-			}
-			return searchMarker + " " + strings.Join(ws, " ")
+	best, full := ask.best(passages(msgs, qi, q))
+	if !full && ask.question && searchOffered(msgs) && len(ask.kws) > 0 {
+		ws := make([]string, len(ask.kws))
+		for i, k := range ask.kws {
+			ws[i] = k.Word
 		}
+		return searchMarker + " " + strings.Join(ws, " ")
 	}
-	best, bestScore := -1, 0
-	for i := range qi {
-		m := msgs[i]
-		content := strings.TrimSpace(m.Content)
-		if m.Role == "system" || content == "" || content == q || isFoundBlock(content) {
-			continue
-		}
-		if s := overlap(kws, content); s > 0 && s >= bestScore {
-			best, bestScore = i, s
-		}
+	if best == nil && !ask.question {
+		b.WriteString(t.noted)
+		return b.String()
 	}
-	if best < 0 {
+	if best == nil {
 		b.WriteString(t.noMatch)
 		return b.String()
 	}
-	fmt.Fprintf(&b, t.quote, t.role(msgs[best].Role), quote(msgs[best].Content))
+	b.WriteString(t.answer(*best))
 	return b.String()
+}
+
+// firstReply reports whether no reply comes before the question in msgs
+// (a search marker line is a step of the reply being written).
+func firstReply(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == "assistant" && !strings.HasPrefix(m.Content, searchMarker) {
+			return false
+		}
+	}
+	return true
 }
 
 // question is the index of the newest user message that is not a block of
@@ -111,42 +119,6 @@ func searchOffered(msgs []Message) bool {
 	return false
 }
 
-// absent counts the keywords that no earlier non-system message contains.
-func absent(kws []words.Keyword, earlier []Message) int {
-	var folded []string
-	for _, m := range earlier {
-		if m.Role != "system" {
-			folded = append(folded, words.Fold(m.Content))
-		}
-	}
-	n := 0
-	for _, k := range kws {
-		found := false
-		for _, f := range folded {
-			if strings.Contains(f, k.Stem) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			n++
-		}
-	}
-	return n
-}
-
-// overlap counts the keywords whose stem the text contains.
-func overlap(kws []words.Keyword, text string) int {
-	f := words.Fold(text)
-	n := 0
-	for _, k := range kws {
-		if strings.Contains(f, k.Stem) {
-			n++
-		}
-	}
-	return n
-}
-
 // foundLines returns the hit lines of a block of search hits.
 func foundLines(block string) []string {
 	var out []string
@@ -156,15 +128,4 @@ func foundLines(block string) []string {
 		}
 	}
 	return out
-}
-
-// bestLine picks the line sharing the most keywords (ties: the newest).
-func bestLine(kws []words.Keyword, lines []string) (string, bool) {
-	best, bestScore := "", -1
-	for _, l := range lines {
-		if s := overlap(kws, l); s >= bestScore {
-			best, bestScore = l, s
-		}
-	}
-	return best, bestScore >= 0
 }

@@ -22,17 +22,16 @@ func TestOfflineReply(t *testing.T) {
 		wantNot []string
 	}{
 		{
-			name: "quotes the matching earlier message",
+			name: "the first reply quotes the matching earlier message after the notice",
 			msgs: []llm.Message{
 				{Role: "system", Content: "You are Yakor, a helpful assistant."},
 				{Role: "user", Content: "The LDSP price list says 1200 rubles per sheet."},
-				{Role: "assistant", Content: "Noted, thanks."},
 				{Role: "user", Content: "What was the price for LDSP?"},
 			},
 			want: []string{
 				"No language model is configured",
 				"Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL",
-				"The closest earlier message (user): «The LDSP price list says 1200 rubles per sheet.»",
+				"You said earlier: «The LDSP price list says 1200 rubles per sheet.»",
 			},
 		},
 		{
@@ -42,7 +41,8 @@ func TestOfflineReply(t *testing.T) {
 				{Role: "assistant", Content: "Delivery to Kazan takes two days."},
 				{Role: "user", Content: "Tell me about delivery to Kazan"},
 			},
-			want: []string{"The closest earlier message (assistant): «Delivery to Kazan takes two days.»"},
+			want:    []string{"Earlier in this conversation: «Delivery to Kazan takes two days.»"},
+			wantNot: []string{"No language model is configured"},
 		},
 		{
 			name: "more shared words win over recency",
@@ -104,11 +104,8 @@ func TestOfflineReply(t *testing.T) {
 				{Role: "assistant", Content: "Понял, записал."},
 				{Role: "user", Content: "Какая была цена ЛДСП по прайсу?"},
 			},
-			want: []string{
-				"Языковая модель не настроена",
-				"Ближайшее из прежних сообщений (пользователь): «Прайс на ЛДСП: 1200 рублей за лист.»",
-			},
-			wantNot: []string{"No language model"},
+			want:    []string{"Вы писали раньше: «Прайс на ЛДСП: 1200 рублей за лист.»"},
+			wantNot: []string{"No language model", "Языковая модель не настроена"},
 		},
 		{
 			name: "Russian question with nothing matching",
@@ -123,14 +120,10 @@ func TestOfflineReply(t *testing.T) {
 			want: []string{"No language model is configured", "There is no question to answer."},
 		},
 	}
-	o := llm.NewOffline()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := o.Complete(context.Background(), llm.Request{Messages: tt.msgs})
-			if err != nil {
-				t.Fatalf("Complete: %v", err)
-			}
+			res := offlineComplete(t, tt.msgs)
 			for _, w := range tt.want {
 				if !strings.Contains(res.Text, w) {
 					t.Errorf("reply does not hold %q:\n%s", w, res.Text)

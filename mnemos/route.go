@@ -25,6 +25,10 @@ type Graded struct {
 	Topic             string // the conversation's topic, for the experience
 	Grader            string // "offline", a model's name, or "user"
 	Source            string // SourceModel or SourceUser
+	// Canned marks a reply that is no one's answer: the offline model's,
+	// which quotes the conversation back. Its grade is kept, and nothing
+	// of it enters long-term memory (no example, warning or topic).
+	Canned bool
 }
 
 // Routed says where a grade went.
@@ -69,7 +73,7 @@ func (s *Store) Route(ctx context.Context, g Graded) (Routed, error) {
 		topicVec pgvector.Vector
 		err      error
 	)
-	if g.Score != 3 {
+	if band(g.Score) != 0 && !g.Canned {
 		texts := []string{g.Question, g.ResearchTopic}
 		var vs []pgvector.Vector
 		space, vs, err = s.space.Embed(ctx, texts)
@@ -130,6 +134,9 @@ ON CONFLICT (tenant_id, message_id, source) DO UPDATE SET score = excluded.score
 	}
 	if err := unroute(ctx, tx, sc.TenantID, g.ReplyMessageID); err != nil {
 		return Routed{}, err
+	}
+	if g.Canned {
+		return Routed{}, nil
 	}
 	x := Experience{
 		Topic: g.Topic, Question: g.Question, Answer: g.Answer, Reason: g.Reason, Score: g.Score, Source: g.Source,

@@ -13,9 +13,9 @@ import (
 // The offline chat model's wording, copied literally from llm's wording():
 // the grader must recognise it without llm exporting it.
 const (
-	englishNotice = "No language model is configured, so this is Yakor's offline reply, built from the " +
-		"conversation memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model."
-	russianNotice = "Языковая модель не настроена, поэтому это офлайн-ответ Якоря, собранный из памяти " +
+	englishNotice = "No language model is configured, so Yakor's offline model answers by quoting the " +
+		"conversation's memory. Set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real model."
+	russianNotice = "Языковая модель не настроена, поэтому отвечает офлайн-модель Якоря: она цитирует память " +
 		"разговора. Задайте OPENAI_BASE_URL и YAKOR_CHAT_MODEL, чтобы подключить настоящую модель."
 	englishNotFound = "A search of the conversation's history found nothing for this question."
 	russianNotFound = "Поиск по истории разговора ничего не нашёл по этому вопросу."

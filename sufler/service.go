@@ -10,6 +10,7 @@ import (
 
 	"yakor"
 	"yakor/history"
+	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/words"
 )
@@ -215,7 +216,7 @@ func (s *Service) graded(ex exchange, g Grade, source string) mnemos.Graded {
 		Scope: ex.scope, QuestionMessageID: ex.question.ID, ReplyMessageID: ex.reply.ID,
 		Question: ex.Question, Answer: stripNotice(ex.Answer), Score: g.Score, Reason: g.Reason,
 		ResearchTopic: g.ResearchTopic, Topic: words.Topic(ex.Question, nil),
-		Grader: g.Grader, Source: source,
+		Grader: g.Grader, Source: source, Canned: llm.IsOfflineReply(ex.Answer),
 	}
 }
 

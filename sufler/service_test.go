@@ -16,6 +16,17 @@ import (
 	"yakor/turn"
 )
 
+// unsureModel is a chat model that never knows: its reply is no one's
+// quote (as the offline model's is), so it is graded and routed.
+type unsureModel struct{}
+
+func (unsureModel) Stream(_ context.Context, _ llm.Request, fn func(string) error) (llm.Result, error) {
+	const text = "I do not know; nothing in this conversation says it."
+	return llm.Result{Text: text, Provider: "test", Model: "unsure"}, fn(text)
+}
+func (unsureModel) Provider() string { return "test" }
+func (unsureModel) Model() string    { return "unsure" }
+
 // TestGradeReplyTwice: grading a reply again (a retried job, or two
 // workers at once) stores one grade and one entry; a changed grade moves
 // the entry instead of adding one.
@@ -34,11 +45,10 @@ func TestGradeReplyTwice(t *testing.T) {
 	}
 	scope = scope.WithThread(th.ID)
 	memory := mnemos.NewStore(pool, mnemos.NewSpace(pool, llm.NewOffline(), log), mnemos.Config{}, log, nil)
-	engine := turn.NewEngine(pool, llm.NewOffline(), turn.Config{}, log, nil).WithMemory(memory, 3000).WithFacts(facts.NewStore(pool, facts.Config{}, log))
+	engine := turn.NewEngine(pool, unsureModel{}, turn.Config{}, log, nil).WithMemory(memory, 3000).WithFacts(facts.NewStore(pool, facts.Config{}, log))
 	svc := sufler.NewService(sufler.NewGrader(nil, ""), memory, hist, engine, log, nil)
 
-	// The offline model finds nothing for this question: the offline
-	// grader gives it 2.
+	// The model knows nothing of this: the offline grader gives it 2.
 	out, err := engine.Send(ctx, scope, turn.Input{Content: "What did we decide about the Norway export invoices?"}, func(turn.Event) error { return nil })
 	if err != nil {
 		t.Fatal(err)

@@ -53,9 +53,10 @@ func TestSearchRoundsBounded(t *testing.T) {
 }
 
 // TestOfflineSearchLoop: with no model configured, the offline model asks
-// to search for what is not in the window and answers from the hits.
+// to search for what the prompt does not show and answers from the hits.
+// Anchors are off: their key data would show the price.
 func TestOfflineSearchLoop(t *testing.T) {
-	s := mustStack(t, nil, turn.Config{WindowChars: 2000})
+	s := mustStack(t, nil, turn.Config{WindowChars: 2000, AnchorMode: turn.AnchorOff})
 	thread := s.mustThread(t)
 	path := "/api/v1/threads/" + thread + "/messages"
 	s.do(t, "POST", path, `{"content":"The walnut worktop costs 18750 rubles."}`, nil)

@@ -141,9 +141,16 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.click(up)
 	p.waitJS("the thumb chosen and stored", fmt.Sprintf(`(b => b.getAttribute('aria-pressed') === 'true' && b.getAttribute('aria-busy') === 'false')(document.querySelector('%s'))`, up), uiWait)
 
-	// The liked answer becomes an example that enters the next similar prompt.
+	// The offline model's replies only quote the conversation back: liked,
+	// they are still no lesson. A study note is, and enters the next
+	// similar prompt.
+	eval[bool](p, `window.__noted = false, fetch('/api/v1/experiences', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({level: 2, topic: 'oak boards', title: 'Oak board prices at the kitchen supplier', note: 'An oak board costs 3400 per sheet at the kitchen supplier.'})}).then(r => window.__noted = r.ok), true`)
+	p.waitJS("the study note stored", `window.__noted === true`, uiWait)
 	p.send("What did the oak board cost again?", false)
-	p.waitJS("the recalled example", `[...document.querySelectorAll('[data-testid=prompt-memory] [data-testid=recalled-item]')].some(e => e.textContent.includes('Example') && e.textContent.includes('What did the oak board cost?'))`, uiWait)
+	p.waitJS("the recalled note", `[...document.querySelectorAll('[data-testid=prompt-memory] [data-testid=recalled-item]')].some(e => e.textContent.includes('Study note') && e.textContent.includes('Oak board prices'))`, uiWait)
+	if got := p.text(tid("prompt-memory")); strings.Contains(got, "Example") {
+		p.fail("the offline model's liked reply became an example: %q", got)
+	}
 
 	// A refused message (too long) shows the server's words and a Retry.
 	p.do("fill a long message", chromedp.SetValue(chromedp.CSS(tid("composer-input")), strings.Repeat("long ", 700)))
