@@ -358,7 +358,9 @@ function fillFoot(foot, m) {
       type: 'button', class: 'why-button', 'data-testid': 'why-button', 'aria-label': t('chat.whyLabel', { id: m.id }),
       onclick: () => emit('inspect', m.id),
     }, icon('why'), h('span', null, t('chat.why'))));
-  const grade = tr && (tr.grades || []).find((g) => g.source !== 'user');
+  // The user's own thumb is the reply's judgement: the grader's grade shows
+  // only while there is none (the inspector lists both).
+  const grade = !thumb && tr && (tr.grades || []).find((g) => g.source !== 'user');
   if (grade) {
     actions.append(h('span', { class: 'grade-badge score-' + grade.score, 'data-testid': 'grade-badge', title: grade.reason },
       t('chat.grade', { score: grade.score })));
