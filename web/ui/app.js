@@ -108,7 +108,9 @@ async function route() {
   renderTitle();
   renderThreads();
   renderChat();
-  if (id && state.threadId === id) await Promise.all([loadThread(id), refreshMemory()]);
+  // The memory panel reads first: the messages read after its anchors and
+  // facts hold every message they name in this thread.
+  if (id && state.threadId === id) await Promise.all([refreshMemory(), loadThread(id)]);
   else await refreshMemory();
 }
 

@@ -176,13 +176,39 @@ export function scrollToBottom(force) {
   if (force || nearBottom()) scroller.scrollTop = scroller.scrollHeight;
 }
 
+// reads numbers the reads of the open thread's messages: how many began,
+// the newest one taken, and the newest one begun (settled: a promise that
+// never fails). An older read answered after a newer one is dropped.
+const reads = { begun: 0, taken: 0, newest: null };
+
+// readMark is the number of message reads begun so far.
+export function readMark() {
+  return reads.begun;
+}
+
+// readAfter has the open thread's messages read by a request begun after
+// mark (a readMark value), the one under way or a new one, and tells
+// whether that read was taken.
+export async function readAfter(mark) {
+  if (reads.taken <= mark && reads.newest && reads.newest.n > mark) await reads.newest.settled;
+  if (reads.taken <= mark) await loadMessages(true).catch(() => {});
+  return reads.taken > mark;
+}
+
 // loadMessages fetches the open thread's messages; when quiet, the list is
-// redrawn only if it changed.
-export async function loadMessages(quiet = false) {
-  const id = state.threadId;
-  if (!id) return;
+// redrawn only if it changed. It emits "messages" when it took a list.
+export function loadMessages(quiet = false) {
+  if (!state.threadId) return Promise.resolve();
+  const n = ++reads.begun;
+  const read = takeMessages(state.threadId, n, quiet);
+  reads.newest = { n, settled: read.catch(() => {}) };
+  return read;
+}
+
+async function takeMessages(id, n, quiet) {
   const msgs = await api.all('/threads/' + enc(id) + '/messages', 'messages');
-  if (id !== state.threadId) return;
+  if (id !== state.threadId || n < reads.taken) return;
+  reads.taken = n;
   const changed = !state.messagesLoaded || msgs.length !== state.messages.length ||
     msgs.some((m, i) => m.id !== state.messages[i].id || m.content !== state.messages[i].content);
   state.messages = msgs;
@@ -196,6 +222,7 @@ export async function loadMessages(quiet = false) {
     renderChat();
     if (!quiet || stick) scrollToBottom(true);
   }
+  emit('messages');
 }
 
 function emptyState() {
@@ -331,7 +358,9 @@ function fillFoot(foot, m) {
       type: 'button', class: 'why-button', 'data-testid': 'why-button', 'aria-label': t('chat.whyLabel', { id: m.id }),
       onclick: () => emit('inspect', m.id),
     }, icon('why'), h('span', null, t('chat.why'))));
-  const grade = tr && (tr.grades || []).find((g) => g.source !== 'user');
+  // The user's own thumb is the reply's judgement: the grader's grade shows
+  // only while there is none (the inspector lists both).
+  const grade = !thumb && tr && (tr.grades || []).find((g) => g.source !== 'user');
   if (grade) {
     actions.append(h('span', { class: 'grade-badge score-' + grade.score, 'data-testid': 'grade-badge', title: grade.reason },
       t('chat.grade', { score: grade.score })));

@@ -99,19 +99,48 @@ export function fmtMs(n) {
   const v = Number(n) || 0;
   return new Intl.NumberFormat(locale, { style: 'unit', unit: 'millisecond', unitDisplay: 'short', maximumFractionDigits: v < 10 ? 2 : v < 100 ? 1 : 0 }).format(v);
 }
-export function fmtDateTime(iso) {
-  if (!iso) return '';
+function parseDate(iso) {
+  if (!iso) return null;
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+export function fmtDateTime(iso) {
+  const d = parseDate(iso);
+  return d ? new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(d) : '';
 }
 export function fmtTime(iso) {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const today = new Date();
-  const sameDay = d.toDateString() === today.toDateString();
+  const d = parseDate(iso);
+  if (!d) return '';
+  const sameDay = d.toDateString() === new Date().toDateString();
   return new Intl.DateTimeFormat(locale, sameDay ? { timeStyle: 'short' } : { dateStyle: 'short', timeStyle: 'short' }).format(d);
+}
+// fmtClock is the time of day alone.
+export function fmtClock(iso) {
+  const d = parseDate(iso);
+  return d ? new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(d) : '';
+}
+
+// dayOf is the local day of iso: its key, the date, and how many days
+// before now's it is (0 for today, and for a moment ahead of the clock);
+// null when iso is not a date.
+export function dayOf(iso, now = new Date()) {
+  const d = parseDate(iso);
+  if (!d) return null;
+  const midnight = (x) => new Date(x.getFullYear(), x.getMonth(), x.getDate()).getTime();
+  // Days of 23 or 25 hours (daylight saving) round to whole days.
+  const ago = Math.max(0, Math.round((midnight(now) - midnight(d)) / 86400000));
+  return { key: d.toDateString(), date: d, ago, thisYear: d.getFullYear() === now.getFullYear() };
+}
+
+// fmtDay names a day (a dayOf value) in a list: today and yesterday in
+// words, a weekday within the last week, then the date (with its year
+// when it is another year's).
+export function fmtDay(day, today, yesterday) {
+  if (day.ago === 0) return today;
+  if (day.ago === 1) return yesterday;
+  const opts = day.ago < 7 ? { weekday: 'long' } : day.thisYear ? { day: 'numeric', month: 'long' } : { day: 'numeric', month: 'long', year: 'numeric' };
+  const s = new Intl.DateTimeFormat(locale, opts).format(day.date);
+  return s.charAt(0).toLocaleUpperCase(locale) + s.slice(1);
 }
 
 // snippet shortens text to n characters on one line.

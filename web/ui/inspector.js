@@ -159,7 +159,8 @@ function decisions(list) {
 
 function grades(list) {
   if (!list.length) return h('p', { class: 'muted', 'data-testid': 'grade-pending' }, t('insp.notGraded'));
-  return h('ul', { class: 'cards' }, list.map((g) => h('li', { class: 'card', 'data-testid': 'grade' },
+  const mine = (g) => (g.source === 'user' ? 0 : 1);
+  return h('ul', { class: 'cards' }, [...list].sort((a, b) => mine(a) - mine(b)).map((g) => h('li', { class: 'card', 'data-testid': 'grade', 'data-source': g.source },
     h('div', { class: 'card-head' },
       h('span', { class: 'score score-' + g.score }, t('chat.grade', { score: g.score })),
       h('span', { class: 'muted small' }, g.source === 'user' ? t('insp.byUser') : t('insp.byGrader', { grader: g.grader || '—' }))),

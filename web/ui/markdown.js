@@ -1,6 +1,7 @@
-// A small, safe Markdown renderer. It builds DOM nodes with createElement
-// and text nodes only: raw HTML in a message stays text, and a link is made
-// only for an http, https or mailto URL.
+// A small, safe Markdown renderer: paragraphs, headings, lists, quotes,
+// fenced code, rules, GFM tables, emphasis, code spans and links. It builds
+// DOM nodes with createElement and text nodes only: raw HTML in a message
+// stays text, and a link is made only for an http, https or mailto URL.
 import { h, guard, icon } from './dom.js';
 import { t } from './i18n.js';
 
@@ -92,9 +93,13 @@ function blocks(lines, parent) {
       i = list(lines, i, parent);
       continue;
     }
+    if (tableStart(lines, i)) {
+      i = table(lines, i, parent);
+      continue;
+    }
     const p = document.createElement('p');
     let first = true;
-    while (i < lines.length && !blank(lines[i]) && (first || !startsBlock(lines[i]))) {
+    while (i < lines.length && !blank(lines[i]) && (first || (!startsBlock(lines[i]) && !tableStart(lines, i)))) {
       if (!first) p.append(document.createElement('br'));
       inline(lines[i].trim(), p);
       first = false;
@@ -140,6 +145,80 @@ function list(lines, i, parent) {
     break;
   }
   parent.append(el);
+  return i;
+}
+
+// A GFM table: a header row, a delimiter row of as many cells (---, :--,
+// --:, :-:, at least one pipe in each of the two), then body rows up to a
+// blank line or another block. A row's cells are split at its pipes, in
+// code too; a pipe escaped with a backslash is a pipe of the cell.
+const DELIMITER = /^:?-+:?$/;
+
+// MAX_PADDED bounds the empty cells added to short rows (a wide header over
+// many short lines would otherwise draw rows × columns cells): the table
+// ends where its rows would need more.
+const MAX_PADDED = 65536;
+
+function splitRow(line) {
+  let s = line.trim();
+  if (s.startsWith('|')) s = s.slice(1);
+  const cells = [];
+  let cell = '';
+  let open = true; // text after the last pipe is a cell
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    open = true;
+    if (c === '\\' && i + 1 < s.length) {
+      cell += s[i + 1] === '|' ? '|' : c + s[i + 1];
+      i++;
+    } else if (c === '|') {
+      cells.push(cell.trim());
+      cell = '';
+      open = false;
+    } else {
+      cell += c;
+    }
+  }
+  if (open) cells.push(cell.trim());
+  return cells;
+}
+
+// tableAligns is the alignment of each column when lines[i] and the next
+// line start a table, else null.
+function tableAligns(lines, i) {
+  if (i + 1 >= lines.length || !lines[i].includes('|') || !lines[i + 1].includes('|') || startsBlock(lines[i])) return null;
+  const delim = splitRow(lines[i + 1]);
+  if (!delim.every((c) => DELIMITER.test(c)) || splitRow(lines[i]).length !== delim.length) return null;
+  return delim.map((c) => (c.endsWith(':') ? (c.startsWith(':') ? 'center' : 'right') : c.startsWith(':') ? 'left' : ''));
+}
+
+function tableStart(lines, i) {
+  return tableAligns(lines, i) !== null;
+}
+
+function table(lines, i, parent) {
+  const aligns = tableAligns(lines, i);
+  const row = (cells, tag) => h('tr', null, aligns.map((align, k) => {
+    const cell = h(tag, { class: align ? 'align-' + align : null });
+    inline(cells[k] ?? '', cell);
+    return cell;
+  }));
+  const el = h('table', null, h('thead', null, row(splitRow(lines[i]), 'th')));
+  i += 2;
+  let body = null;
+  let padded = 0;
+  while (i < lines.length && !blank(lines[i]) && !startsBlock(lines[i])) {
+    const cells = splitRow(lines[i]);
+    padded += Math.max(0, aligns.length - cells.length);
+    if (padded > MAX_PADDED) break;
+    if (!body) {
+      body = h('tbody');
+      el.append(body);
+    }
+    body.append(row(cells, 'td'));
+    i++;
+  }
+  parent.append(h('div', { class: 'table-wrap' }, el));
   return i;
 }
 

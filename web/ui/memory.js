@@ -6,14 +6,19 @@ import { h, icon, guard, confirmDialog, snippet, toast } from './dom.js';
 import { t, tn, getLang } from './i18n.js';
 import { safeHref } from './markdown.js';
 import { state, getTrace, messageById, on, emit } from './state.js';
-import { scrollToMessage, loadMessages } from './chat.js';
+import { scrollToMessage, loadMessages, readMark, readAfter } from './chat.js';
 
 let root;
 let mem = fresh(null);
 let polls = [];
 
+// fresh is the panel's state for a thread. foreign holds the source
+// message ids known to lie outside it: not among its messages as read after
+// the anchors and facts that name them. refreshes counts the refreshes
+// begun, shown the newest one drawn.
 function fresh(threadId) {
-  return { threadId, anchors: [], facts: [], loaded: false, error: '', editing: null, adding: false, result: '', entries: null, entriesFor: null, entriesError: '' };
+  return { threadId, anchors: [], facts: [], loaded: false, error: '', editing: null, adding: false, result: '', entries: null, entriesFor: null, entriesError: '',
+    foreign: new Set(), refreshes: 0, shown: 0 };
 }
 
 // pressed is set while a pointer is down in the panel: a poll's redraw
@@ -25,6 +30,7 @@ let redrawAfterPress = false;
 export function initMemory() {
   root = document.getElementById('memory');
   on('feedback', () => guard(refreshMemory)());
+  on('messages', guard(messagesRead));
   root.addEventListener('pointerdown', () => { pressed = true; });
   const release = () => {
     pressed = false;
@@ -57,7 +63,8 @@ export function clearPolls() {
 }
 
 // refreshMemory reloads the open thread's anchors, facts and the selected
-// reply's recalled memory.
+// reply's recalled memory. A refresh that a newer one overtook, or one for
+// a thread no longer open, draws nothing.
 export async function refreshMemory() {
   const id = state.threadId;
   if (mem.threadId !== id || !id) {
@@ -65,35 +72,61 @@ export async function refreshMemory() {
     renderMemory(true);
   }
   if (!id) return;
+  const cur = mem;
+  const n = ++cur.refreshes;
+  const mark = readMark();
+  let anchors = cur.anchors;
+  let facts = cur.facts;
+  let error = '';
   try {
     const [a, f] = await Promise.all([api.get(`/threads/${enc(id)}/anchors`), api.all(`/facts?thread=${enc(id)}`, 'facts')]);
-    if (id !== state.threadId) return;
-    mem.anchors = a.anchors || [];
-    mem.facts = f;
-    mem.error = '';
+    anchors = a.anchors || [];
+    facts = f;
+    await placeSources(cur, anchors, facts, mark);
   } catch (err) {
-    if (id !== state.threadId) return;
-    mem.error = describe(err);
+    error = describe(err);
   }
-  mem.loaded = true;
-  await loadEntries();
-  if (id === state.threadId) renderMemory();
+  if (cur !== mem || state.threadId !== id || n < cur.shown) return;
+  cur.shown = n;
+  Object.assign(cur, { anchors, facts, error, loaded: true });
+  await loadEntries(cur);
+  if (cur === mem) renderMemory();
 }
 
-async function loadEntries() {
+// placeSources learns which source messages of anchors and facts lie in
+// another thread: those missing from the open thread's messages as read
+// after mark, the moment before anchors and facts were read (a source is
+// older than what names it).
+async function placeSources(cur, anchors, facts, mark) {
+  const ids = [...anchors.map((a) => a.message_id), ...facts.flatMap((f) => f.source_message_ids || [])];
+  const unknown = () => ids.filter((id) => id && !messageById(id) && !cur.foreign.has(id));
+  if (!unknown().length || !(await readAfter(mark))) return;
+  if (cur === mem && state.threadId === cur.threadId) for (const id of unknown()) cur.foreign.add(id);
+}
+
+// messagesRead redraws the panel once the open thread's messages were read:
+// its source links, and the newest reply's recalled memory.
+async function messagesRead() {
+  const cur = mem;
+  if (cur.threadId !== state.threadId || !cur.loaded) return;
+  if (state.selectedReplyId !== cur.entriesFor) await loadEntries(cur);
+  if (cur === mem) renderMemory();
+}
+
+async function loadEntries(cur) {
   const m = state.selectedReplyId ? messageById(state.selectedReplyId) : null;
   if (!m || !m.turn_id) {
-    mem.entries = null;
-    mem.entriesFor = null;
+    cur.entries = null;
+    cur.entriesFor = null;
     return;
   }
   try {
     const tr = await getTrace(m.turn_id, true);
-    mem.entries = memoryEntries(tr);
-    mem.entriesFor = m.id;
-    mem.entriesError = '';
+    cur.entries = memoryEntries(tr);
+    cur.entriesFor = m.id;
+    cur.entriesError = '';
   } catch (err) {
-    mem.entriesError = describe(err);
+    cur.entriesError = describe(err);
   }
 }
 
@@ -113,8 +146,9 @@ let drawn = '';
 
 // drawnFrom is everything the panel is drawn from.
 function drawnFrom() {
-  return JSON.stringify([state.threadId, state.threadError, state.selectedReplyId, state.messages.length, getLang(),
-    mem.threadId, mem.loaded, mem.error, mem.editing, mem.adding, mem.anchors, mem.facts, mem.entries, mem.entriesFor, mem.entriesError, mem.result]);
+  const last = state.messages[state.messages.length - 1];
+  return JSON.stringify([state.threadId, state.threadError, state.selectedReplyId, state.messages.length, last && last.id, getLang(),
+    mem.threadId, mem.loaded, mem.error, mem.editing, mem.adding, mem.anchors, mem.facts, [...mem.foreign], mem.entries, mem.entriesFor, mem.entriesError, mem.result]);
 }
 
 // renderMemory draws the panel; a poll does not redraw over an open editor,
@@ -135,7 +169,7 @@ export function renderMemory(force = false) {
     root.append(h('p', { class: 'muted', 'data-testid': 'memory-empty' }, t('mem.noThread')));
     return;
   }
-  if (!mem.loaded) {
+  if (!mem.loaded || mem.threadId !== state.threadId) {
     root.append(h('p', { class: 'muted' }, t('common.loading')));
     return;
   }
@@ -143,11 +177,14 @@ export function renderMemory(force = false) {
   root.append(anchorsSection(), factsSection(), promptSection(), actionsSection());
 }
 
+// sourceLink is a link to a source message of the open thread; a message
+// of another thread says so, and one not yet placed is named only.
 function sourceLink(id) {
   if (messageById(id)) {
     return h('button', { type: 'button', class: 'link', 'data-testid': 'source-link', onclick: () => scrollToMessage(id) }, t('mem.fromMessage', { id }));
   }
-  return h('span', { class: 'muted' }, t('mem.fromOtherMessage', { id }));
+  if (mem.foreign.has(id)) return h('span', { class: 'muted', 'data-testid': 'source-elsewhere' }, t('mem.fromOtherMessage', { id }));
+  return h('span', { class: 'muted' }, t('mem.fromMessage', { id }));
 }
 
 function anchorsSection() {

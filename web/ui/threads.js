@@ -2,7 +2,7 @@
 // exporting and deleting a conversation, and a search box that filters by
 // title.
 import { api, enc, describe } from './api.js';
-import { h, icon, guard, fmtTime, toast } from './dom.js';
+import { h, icon, guard, fmtClock, dayOf, fmtDay, toast } from './dom.js';
 import { t } from './i18n.js';
 import { state, navigate, emit } from './state.js';
 
@@ -70,7 +70,34 @@ export function renderThreads() {
       state.threadQuery ? t('threads.noMatch', { q: state.threadQuery }) : t('threads.empty')));
     return;
   }
-  for (const th of state.threads) listEl.append(threadItem(th));
+  dayGroups(state.threads).forEach((g, n) => {
+    const label = h('h2', { class: 'thread-day-label', 'data-testid': 'thread-day-label', id: 'thread-day-' + n },
+      g.day ? fmtDay(g.day, t('threads.today'), t('threads.yesterday')) : t('threads.undated'));
+    listEl.append(h('li', { class: 'thread-day', 'data-testid': 'thread-day' }, label,
+      h('ul', { class: 'thread-day-list', 'aria-labelledby': 'thread-day-' + n }, g.threads.map(threadItem))));
+  });
+}
+
+function threadTime(th) {
+  return th.updated_at || th.created_at;
+}
+
+// dayGroups splits the threads, newest first, into runs of one local day
+// each.
+function dayGroups(threads) {
+  const now = new Date();
+  const groups = [];
+  for (const th of threads) {
+    const day = dayOf(threadTime(th), now);
+    const key = day ? day.key : '';
+    let g = groups[groups.length - 1];
+    if (!g || g.key !== key) {
+      g = { key, day, threads: [] };
+      groups.push(g);
+    }
+    g.threads.push(th);
+  }
+  return groups;
 }
 
 function threadItem(th) {
@@ -82,7 +109,7 @@ function threadItem(th) {
   }
   const a = h('a', { class: 'thread-link', href: '/t/' + enc(th.id), 'data-testid': 'thread-link', 'aria-current': current ? 'page' : null },
     h('span', { class: 'thread-title', 'data-testid': 'thread-title' }, threadTitle(th)),
-    h('span', { class: 'thread-time' }, fmtTime(th.updated_at || th.created_at)));
+    h('time', { class: 'thread-time', 'data-testid': 'thread-time', datetime: threadTime(th) || null }, fmtClock(threadTime(th))));
   a.addEventListener('click', (e) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
