@@ -7,8 +7,11 @@
 //
 // The pure core needs no database:
 //
-//   - OfflineExtract reads a message's topic (words.Topic) and key data with
-//     no model (a helper model may give an Extraction instead);
+//   - OfflineExtract reads a message's topic (words.Topic: a short noun
+//     phrase of the message) and key data (the figures of its price lists,
+//     calculations and tables, each with what it measures) with no model,
+//     and nothing from the offline model's own replies (a helper model may
+//     give an Extraction instead);
 //   - Decide takes, per message, one of NEW_ANCHOR, MERGE_ANCHOR (a return
 //     to an earlier topic), UPDATE_ANCHOR_DATA or NO_ANCHOR, and records
 //     which rule fired; topics are compared with words.Similarity, a

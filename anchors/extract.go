@@ -3,6 +3,7 @@ package anchors
 import (
 	"slices"
 
+	"yakor/llm"
 	"yakor/words"
 )
 
@@ -14,7 +15,7 @@ const (
 
 // Extraction is what the topic extractor read in one message.
 type Extraction struct {
-	Topic       string // a short phrase in the conversation's language, e.g. "прайс ЛДСП" / "price list"; "" when the message has none
+	Topic       string // a short phrase in the conversation's language, e.g. "прайс-лист на ЛДСП" / "price list"; "" when the message has none
 	Data        string // key data the message carries (numbers with units/currencies, totals, A × B = C results, decisions), "" if none
 	DataChanged bool   // the message changes key data of its topic (a new or different value)
 	Source      string // SourceOffline or SourceHelper
@@ -22,24 +23,40 @@ type Extraction struct {
 
 // OfflineExtract reads a message with no model.
 //
-// Topic is words.Topic(text, exclude): the message's 1–3 most distinctive
-// keywords, without the names in exclude, "" when it has none ("ok,
-// спасибо").
+// Topic is words.Topic(text, exclude): a short noun phrase cut from the
+// message, in its language, word order and case ("прайс-лист на ЛДСП",
+// "Price list for the kitchen"), without the names in exclude (the
+// thread's authors); "" when it names none ("ok, спасибо").
 //
-// Data holds each line or sentence (words.Sentences) of the message that
-// carries key data: a number with a unit or currency ("3 400 руб/лист",
-// "16 мм", "$120", "15%"), a total marker with a number ("Итого: 285 600"),
-// or a calculation ("3 × 1250 = 3750", also with x, *, ·, + or /). The
-// fragments are trimmed, repeated ones kept once (the last), and joined by
-// "; ". When that is longer than MaxData, the OLDEST fragments are dropped
-// first, so the newest values win. DataChanged is Data != "".
+// Data holds the message's figures, each with what it measures
+// (keyFragments): every row of a markdown table that holds a number, and
+// every line or sentence (words.Sentences) that carries key data — a
+// number with a unit or currency ("3 400 руб/лист", "16 мм", "$120",
+// "15%"), a total ("Итого: 285 600"), a calculation ("3 × 1250 = 3750",
+// also with x, *, ·, + or /), a rate ("3400 per sheet"), a number after a
+// word of price ("delivery costs 2500") or, in a list, after its label
+// ("Price list: board 3400, panel 1250"). A sentence that lists several
+// such items gives one fragment per item, without its lead-in ("oak board
+// 3400 per sheet; birch panel 1250 per sheet; 12 sheets of oak in
+// total"). The fragments are trimmed, repeated ones kept once (the last),
+// and joined by "; ". When that is longer than MaxData, the OLDEST
+// fragments are dropped first, so the newest values win. DataChanged is
+// Data != "".
+//
+// Text that holds the offline model's own wording (llm.IsOfflineReply:
+// its notice that no model is configured, its quote of an earlier
+// message) gives nothing: it is Yakor's, and what it quotes was read when
+// it was said.
 func OfflineExtract(text string, exclude []string) Extraction {
+	if llm.IsOfflineReply(text) {
+		return Extraction{Source: SourceOffline}
+	}
 	var frags []string
 	seen := map[string]bool{}
-	for _, s := range slices.Backward(words.Sentences(text)) { // the last of repeated ones stays
-		if norm := normalize(s); !seen[norm] && hasKeyData(s) {
+	for _, f := range slices.Backward(keyFragments(text)) { // the last of repeated ones stays
+		if norm := normalize(f); !seen[norm] {
 			seen[norm] = true
-			frags = append(frags, s)
+			frags = append(frags, f)
 		}
 	}
 	slices.Reverse(frags)

@@ -5,8 +5,9 @@
 // OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio) with
 // per-attempt timeouts and retries that honour Retry-After. [Offline] needs
 // nothing: its chat reply says plainly that no language model is configured
-// and quotes the earlier message that best matches the question, and its
-// embeddings are hashed word and character 3-gram features. Both are
+// and quotes the earlier message that best matches the question
+// ([IsOfflineReply] recognises that wording, which memory must not keep),
+// and its embeddings are hashed word and character 3-gram features. Both are
 // deterministic where they can be, and both report every failure of a model
 // call as an [*Error].
 //

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -185,4 +187,42 @@ func wording(russian bool) replyText {
 		fromSummary:   "From the summary of earlier messages: «%s»",
 		fromNote:      "From a study note: «%s»",
 	}
+}
+
+// offlineLines are what opens a line of the offline reply, in both
+// languages (the notice's first clause, the leads of the quoted lines),
+// and the lines it writes whole.
+var offlineLines = sync.OnceValues(func() (leads, whole []string) {
+	for _, ru := range []bool{false, true} {
+		t := wording(ru)
+		clause, _, _ := strings.Cut(t.notice, ",")
+		leads = append(leads, clause)
+		for _, format := range []string{t.found, t.quote} {
+			lead, _, _ := strings.Cut(format, "%")
+			leads = append(leads, lead)
+		}
+		whole = append(whole, t.noQuestion, t.noMatch, t.notFound)
+	}
+	return leads, whole
+})
+
+// IsOfflineReply reports whether text holds a line of the offline model's
+// own wording, in English or Russian: its notice that no language model is
+// configured, its quote of the closest earlier message or of a history
+// hit, or its line saying nothing matched. Such text is Yakor's, not the
+// conversation's: memory takes no topic, data or fact from it.
+func IsOfflineReply(text string) bool {
+	leads, whole := offlineLines()
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		for _, l := range leads {
+			if strings.HasPrefix(line, l) {
+				return true
+			}
+		}
+		if slices.Contains(whole, line) {
+			return true
+		}
+	}
+	return false
 }

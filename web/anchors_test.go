@@ -217,7 +217,7 @@ func TestAnchorHelperModel(t *testing.T) {
 		}
 	}
 	// message 1 (helper), reply 1 (helper, fenced JSON), message 2 (malformed → offline), reply 2 (wrong type → offline)
-	want := []string{"helper:прайс ЛДСП", "helper:прайс ЛДСП", "offline:доставка стоит", "offline:доставка стоит"}
+	want := []string{"helper:прайс ЛДСП", "helper:прайс ЛДСП", "offline:Доставка", "offline:Доставка"}
 	if strings.Join(sources, "|") != strings.Join(want, "|") {
 		t.Fatalf("sources %v, want %v", sources, want)
 	}

@@ -10,7 +10,10 @@
 //   - Similarity measures how alike two topics are (pg_trgm-style
 //     trigrams and shared words over the stems), NewSimilarity the same
 //     with a cache;
-//   - Topic names what a message is about in 1–3 of its keywords;
+//   - Topic names what a message is about in a short noun phrase cut from
+//     it, in its language, word order and case ("прайс-лист на ЛДСП"),
+//     with a small lexicon of linkers, verbs and chat words (lexicon.go);
+//     LeadIn splits a sentence at its "X:" lead-in;
 //   - Sentences splits text into lines and sentences, Scan into numbers,
 //     words and symbols, and IsUnit and IsTotalMarker recognise units,
 //     currencies and totals ("руб", "мм", "usd", "итого").

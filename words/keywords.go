@@ -69,12 +69,7 @@ type Keyword struct {
 func Keywords(text string, exclude []string) []Keyword {
 	stop := stopWords()
 
-	var names []string // stems of the excluded names' words
-	for _, name := range exclude {
-		for w := range tokens(Fold(name)) {
-			names = append(names, patternStem(w))
-		}
-	}
+	names := nameStems(exclude)
 
 	var out []Keyword
 	for w := range tokens(Fold(text)) {

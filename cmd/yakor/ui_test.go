@@ -115,7 +115,7 @@ func mainFlow(t *testing.T, p *tab) string {
 	// The memory panel: anchors arrive from a job after the reply.
 	p.click(tid("tab-memory"))
 	p.waitJS("an anchor", `document.querySelectorAll('[data-testid=anchor-item]').length > 0 && !!document.querySelector('[data-testid=anchor-chain]')`, uiWait)
-	if got := p.text(tid("anchor-chain")); !strings.Contains(got, "price") {
+	if got := p.text(tid("anchor-chain")); !strings.Contains(got, "Price list") {
 		p.fail("topic chain says %q", got)
 	}
 
