@@ -197,20 +197,21 @@ var offlineLines = sync.OnceValues(func() (leads, whole []string) {
 		t := wording(ru)
 		clause, _, _ := strings.Cut(t.notice, ",")
 		leads = append(leads, clause)
-		for _, format := range []string{t.found, t.quote} {
+		for _, format := range []string{t.found, t.fromUser, t.fromAssistant, t.fromFacts, t.fromAnchors, t.fromSummary, t.fromNote} {
 			lead, _, _ := strings.Cut(format, "%")
 			leads = append(leads, lead)
 		}
-		whole = append(whole, t.noQuestion, t.noMatch, t.notFound)
+		whole = append(whole, t.noQuestion, t.noMatch, t.notFound, t.noted)
 	}
 	return leads, whole
 })
 
 // IsOfflineReply reports whether text holds a line of the offline model's
 // own wording, in English or Russian: its notice that no language model is
-// configured, its quote of the closest earlier message or of a history
-// hit, or its line saying nothing matched. Such text is Yakor's, not the
-// conversation's: memory takes no topic, data or fact from it.
+// configured (as this and earlier versions wrote it), its quote of what the
+// prompt showed or of a history hit, or a line it writes whole ("Noted.",
+// nothing matched). Such text is Yakor's, not the conversation's: memory
+// takes no topic, data, fact, summary line or lesson from it.
 func IsOfflineReply(text string) bool {
 	leads, whole := offlineLines()
 	for line := range strings.Lines(text) {

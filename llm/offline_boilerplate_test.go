@@ -35,7 +35,10 @@ func TestIsOfflineReply(t *testing.T) {
 		if !llm.IsOfflineReply(res.Text) {
 			t.Errorf("%s: IsOfflineReply(%q) = false", name, res.Text)
 		}
-		_, body, _ := strings.Cut(res.Text, "\n\n")
+		body := res.Text
+		if _, after, ok := strings.Cut(res.Text, "\n\n"); ok {
+			body = after
+		}
 		if !llm.IsOfflineReply(body) {
 			t.Errorf("%s: IsOfflineReply(%q), the reply without its notice, = false", name, body)
 		}

@@ -143,27 +143,3 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
-
-// IsOfflineReply reports whether text is a reply of the offline model: its
-// notice that no model is configured, or one of its answers. Memory keeps
-// none of it: anchors, facts and grades read past such replies.
-func IsOfflineReply(text string) bool {
-	text = strings.TrimSpace(text)
-	for _, ru := range []bool{false, true} {
-		t := wording(ru)
-		for _, s := range []string{t.notice, t.noMatch, t.notFound} {
-			if strings.HasPrefix(text, s) {
-				return true
-			}
-		}
-		if text == t.noted || text == t.noQuestion {
-			return true
-		}
-		for _, f := range []string{t.found, t.fromUser, t.fromAssistant, t.fromFacts, t.fromAnchors, t.fromSummary, t.fromNote} {
-			if strings.HasPrefix(text, f[:strings.Index(f, "«")]) {
-				return true
-			}
-		}
-	}
-	return false
-}

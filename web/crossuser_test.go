@@ -21,7 +21,7 @@ import (
 // new route cannot skip the check. Alice's data is as it was.
 func TestCrossUserEveryRoute(t *testing.T) {
 	ctx := context.Background()
-	s := newStack(t, stackOptions{keys: true, cfg: turn.Config{AnchorMode: turn.AnchorSync}})
+	s := newStack(t, stackOptions{model: recallingModel(t), keys: true, cfg: turn.Config{AnchorMode: turn.AnchorSync}})
 	keyA, a := mustKey(t, s, account.NewKey{Tenant: "acme", User: "alice", RatePerMinute: 6000})
 	_, b := mustKey(t, s, account.NewKey{Tenant: "acme", User: "bob", RatePerMinute: 6000})
 	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s

@@ -23,7 +23,7 @@ var annSecrets = []string{"Ann", "vegan", "9000"}
 // and search; Bob's prompt, facts, threads and search hold none of it, and
 // he cannot open her thread. A user key may name only its own user.
 func TestEndUsersBehindOneBackendKey(t *testing.T) {
-	s := newStack(t, stackOptions{keys: true, compact: true, cfg: turn.Config{AnchorMode: turn.AnchorSync, WindowChars: 1500}})
+	s := newStack(t, stackOptions{model: recallingModel(t), keys: true, compact: true, cfg: turn.Config{AnchorMode: turn.AnchorSync, WindowChars: 1500}})
 	_, backend := mustKey(t, s, account.NewKey{Tenant: "shop", User: "shop-server", Role: account.RoleBackend, RatePerMinute: 60000})
 	_, annKey := mustKey(t, s, account.NewKey{Tenant: "shop", User: "ann", RatePerMinute: 60000})
 	time.Sleep(2100 * time.Millisecond) // the server checks for keys every 2 s

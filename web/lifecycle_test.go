@@ -79,8 +79,8 @@ func (u *lifeUser) talk(t *testing.T, s *stack) {
 		for _, text := range []string{
 			"Hello! My name is " + u.name + ". I'm vegan.",
 			"Price list: oak board 9000 EUR, pine panel 1250 EUR.",
-			"What does the oak board cost? " + strings.Repeat("Some more words about boards. ", 12),
-			"And the pine panel? " + strings.Repeat("Even more words about panels. ", 12),
+			"What does the oak board cost? " + strings.Repeat("Some more words about boards. ", 20),
+			"And the pine panel? " + strings.Repeat("Even more words about panels. ", 20),
 		} {
 			var r struct{ Reply struct{ ID int64 } }
 			if code := s.doAs(t, u.name, "POST", "/api/v1/threads/"+th.ID+"/messages", jsonBody(map[string]string{"content": text}), &r); code != http.StatusOK {
@@ -92,6 +92,17 @@ func (u *lifeUser) talk(t *testing.T, s *stack) {
 	for i, thumb := range []string{"up", "down"} {
 		if code := s.doAs(t, u.name, "POST", fmt.Sprintf("/api/v1/messages/%d/feedback", u.replies[i+1]), `{"thumb":"`+thumb+`"}`, nil); code != http.StatusOK {
 			t.Fatalf("%s: feedback: %d", u.name, code)
+		}
+	}
+	// The offline model's replies teach nothing (their thumbs are kept as
+	// grades only): the user's own note and research topic are their
+	// long-term memory.
+	for path, body := range map[string]string{
+		"/api/v1/experiences":     `{"level":2,"topic":"oak boards","title":"Oak board prices","note":"` + u.name + ` buys oak boards at 9000 EUR."}`,
+		"/api/v1/research/topics": `{"topic":"oak board suppliers for ` + u.name + `"}`,
+	} {
+		if code := s.doAs(t, u.name, "POST", path, body, nil); code != http.StatusCreated {
+			t.Fatalf("%s: POST %s: %d", u.name, path, code)
 		}
 	}
 	var me struct{ Threads []struct{ ID string } }

@@ -271,3 +271,32 @@ func jsonBody(v any) string {
 	_ = json.NewEncoder(&b).Encode(v)
 	return b.String()
 }
+
+// recallingModel is a chat model server that answers as a model that
+// remembers would: a question with the newest earlier user message that
+// shares a word of four letters or more with it ("As you said: …"), or "I
+// do not know that."; anything else with "Noted, I will keep it in mind."
+// Its replies are its own, not the offline model's quotes, so they are
+// graded and learned from.
+func recallingModel(tb testing.TB) *llm.OpenAI {
+	return newFakeOpenAI(tb, func(w http.ResponseWriter, r *http.Request, _ int) {
+		var req struct{ Messages []struct{ Role, Content string } }
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &req)
+		q := req.Messages[len(req.Messages)-1].Content
+		reply := "Noted, I will keep it in mind."
+		if strings.Contains(q, "?") {
+			reply = "I do not know that."
+			for i := len(req.Messages) - 2; i >= 0 && reply == "I do not know that."; i-- {
+				m := req.Messages[i]
+				for _, w := range strings.Fields(strings.ToLower(strings.Trim(q, "?"))) {
+					if m.Role == "user" && len(w) >= 4 && strings.Contains(strings.ToLower(m.Content), w) {
+						reply = "As you said: " + m.Content
+						break
+					}
+				}
+			}
+		}
+		streamChunks(w, []string{reply}, false)
+	}).model()
+}
