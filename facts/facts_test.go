@@ -194,9 +194,9 @@ func TestFactIsolation(t *testing.T) {
 	for _, tc := range []struct {
 		block, has, lacks string
 	}{
-		{blockAlpha, "March 15", "Redis"}, {blockAlpha, "Anna", "Boris"},
-		{blockBeta, "Redis", "March 15"}, {blockBeta, "Anna", "Boris"},
-		{blockOther, "Boris", "Anna"}, {blockOther, "Boris", "March 15"}, {blockOther, "Boris", "Redis"},
+		{blockAlpha, "-03-15", "Redis"}, {blockAlpha, "Anna", "Boris"}, // the deadline's date, its year by the clock
+		{blockBeta, "Redis", "-03-15"}, {blockBeta, "Anna", "Boris"},
+		{blockOther, "Boris", "Anna"}, {blockOther, "Boris", "-03-15"}, {blockOther, "Boris", "Redis"},
 	} {
 		if !strings.Contains(tc.block, tc.has) || strings.Contains(tc.block, tc.lacks) {
 			t.Errorf("block has %q, lacks %q:\n%s", tc.has, tc.lacks, tc.block)

@@ -171,3 +171,26 @@ func wording(russian bool) replyText {
 		assistant:  "assistant",
 	}
 }
+
+// IsOfflineLine reports whether line is one of the offline reply's own
+// lines, in either language: its notice, one of its fixed answers, or a
+// line quoting an earlier message or a search hit ("The closest earlier
+// message (user): «…»"). The memory layers use it to keep Yakor's own
+// wording, and the messages it quotes, out of what they keep.
+func IsOfflineLine(line string) bool {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return false
+	}
+	for _, t := range []replyText{wording(false), wording(true)} {
+		if line == t.notice || line == t.noQuestion || line == t.noMatch || line == t.notFound {
+			return true
+		}
+		for _, f := range []string{t.found, t.quote} {
+			if lead, _, _ := strings.Cut(f, "%s"); strings.HasPrefix(line, lead) {
+				return true
+			}
+		}
+	}
+	return false
+}
