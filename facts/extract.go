@@ -57,6 +57,9 @@ var (
 	factFirstRe    = regexp.MustCompile(`(?:^|[^\p{L}])(?i:i|i'm|i've|i'd|i'll|me|my|mine|я|мне|меня|мой|моя|мое|моё|мои|моего|моей|моих|мной)(?:[^\p{L}]|$)`)
 	factLikeRe     = regexp.MustCompile(`(?:^|[^\p{L}])(?i:i (?:prefer|like|love|want)|я (?:предпочитаю|люблю|хочу)|мне (?:нравится|удобнее))(?:[^\p{L}]|$)`)
 	factDecRe      = regexp.MustCompile(`(?:^|[^\p{L}])((?i:we(?:'ve|\s+have)?\s+(?:finally\s+)?decided(?:\s+(?:to|that|on|against))?|we(?:'ll|\s+will|'re|\s+are)\s+go(?:ing)?\s+with|we\s+went\s+with|let'?s\s+go\s+with|we\s+(?:chose|picked|agreed(?:\s+(?:to|that|on))?)|the\s+decision\s+(?:is|was)(?:\s+to)?|decision\s*:|we(?:'ve|\s+have)?\s+settled\s+on|it(?:'s|\s+is)\s+(?:decided|settled)|(?:мы\s+)?(?:решили|договорились|остановились\s+на|выбрали|берём|берем|возьмём|возьмем)(?:,?\s*что)?|решено(?:,?\s*что)?|решение\s*:))\s*[,:—–-]?\s+(.+)`)
+	// factAskYouRe is a request put as a question: "can you (please) X?",
+	// "можешь X?".
+	factAskYouRe = regexp.MustCompile(`^(?i:(?:can|could|would|will)\s+you\s+(?:please\s+)?|(?:можешь|можете)\s+(?:пожалуйста\s+)?)(.+)`)
 	// factInfRe is a Russian infinitive, maybe negated, opening a text:
 	// "решили использовать" is a decision, "решили задачу" is not.
 	factInfRe = regexp.MustCompile(`^(?i:не\s+)?\p{L}+(?:ть|ться|ти|тись|чь)(?:[^\p{L}]|$)`)
@@ -86,7 +89,8 @@ var (
 //     предпочитаю/люблю") of scope user when X speaks in the first person
 //     (I/my/я/мой…), else project, slot "". Confidence 0.9 either way.
 //   - a question (ends in "?", or opens with what/who/how/is/do/can…,
-//     "сколько", "какой", "когда", "почему"…) → nothing.
+//     "сколько", "какой", "когда", "почему"…) → nothing, but for a
+//     preference asked for ("can you always answer in English?").
 //   - correction: "actually X", "на самом деле X", "I mean X", "sorry, X",
 //     "no, X", "нет, X", "точнее X"… → the rules on X as kind correction,
 //     scope chat unless they set a slot; "correction: X", "поправка: X"
@@ -165,6 +169,11 @@ func (o offline) sentence(s string) ([]Candidate, string) {
 		return o.remember(factClean(m[1])), ""
 	}
 	if factQuestion(s) {
+		if m := factAskYouRe.FindStringSubmatch(s); m != nil {
+			if c, ok := o.prefFact(strings.TrimRight(m[1], "?! ")); ok && c.Slot != "" {
+				return []Candidate{c}, "" // "can you please always answer in English?"
+			}
+		}
 		return nil, ""
 	}
 	if m := factCorrectRe.FindStringSubmatch(s); m != nil {
@@ -237,8 +246,9 @@ func (o offline) rules(s string) []Candidate {
 		cs = append(cs, c)
 	}
 	dec := factDecRe.FindStringSubmatch(s)
-	if dec != nil && strings.Contains(words.Fold(dec[1]), "решили") && !strings.HasSuffix(dec[1], "что") && !factInfRe.MatchString(dec[2]) {
-		dec = nil // "мы решили задачу": solved, not decided
+	if dec != nil && strings.Contains(words.Fold(dec[1]), "решили") && !strings.HasSuffix(dec[1], "что") && !factInfRe.MatchString(dec[2]) &&
+		!strings.HasPrefix(strings.TrimSpace(s[strings.Index(s, dec[1])+len(dec[1]):]), ":") {
+		dec = nil // "мы решили задачу": solved, not decided ("решили: …" is)
 	}
 	if factRequest(s) && dec == nil || factSupposed(s) || factCalc(s) {
 		return cs

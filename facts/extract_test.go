@@ -111,6 +111,16 @@ func TestOffline(t *testing.T) {
 		{msg: "thanks!", want: nil},
 		{msg: "ok", want: nil},
 		{msg: "", want: nil},
+		// issue 21: what the offline extractor stored before
+		{msg: "Переведи итог в доллары по курсу 74.62", want: nil},
+		{msg: "Белый 0.67", want: nil},
+		{msg: "прайс 999.99", want: nil},
+		{msg: "Дедлайн в пятницу", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-13", "Дедлайн проекта — 2026-03-13 (пятница)."}}},
+		{msg: "Я работаю над миграцией Postgres 14 на Postgres 16", want: []want{
+			{ScopeProject, KindFact, "project.migration:postgresql", "14 → 16", "Проект переходит с Postgres 14 на Postgres 16."}}},
+		{msg: "We migrated from Postgres 14 to 16 last week.", want: []want{
+			{ScopeProject, KindFact, "project.version:postgresql", "16", "The project uses Postgres 16 (moved from Postgres 14)."}}},
+		{msg: "The closest earlier message (user): «My name is Anna.»", want: nil},
 		// several sentences; a later value replaces an earlier one
 		{msg: "The budget is 500k. Deadline is next Friday! What about Go?", want: []want{
 			{ScopeProject, KindConstraint, "project.budget", "500k", ""},
@@ -144,6 +154,22 @@ func TestOffline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOfflineUnknownTime: with no time said, a relative day resolves to
+// nothing and a day without its year stays as said.
+func TestOfflineUnknownTime(t *testing.T) {
+	for msg, want := range map[string]string{
+		"Дедлайн в пятницу":             "",
+		"The deadline is tomorrow":      "",
+		"The deadline is March 15":      "March 15",
+		"The deadline is March 15 2027": "2027-03-15",
+	} {
+		got, _ := Offline(msg, time.Time{})
+		if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || got[0].Value != want) {
+			t.Errorf("Offline(%q, zero time) = %+v, want value %q", msg, got, want)
+		}
 	}
 }
 

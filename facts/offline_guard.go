@@ -14,7 +14,7 @@ import (
 var (
 	// factFillerRe are the words a sentence may open with that change
 	// nothing it says: "ok,", "so", "hi,", "ну", "кстати", "note that".
-	factFillerRe   = regexp.MustCompile(`^(?i:(?:(?:quick\s+)?update\s*:|апдейт\s*:|(?:hi|hello|hey)\s+(?:there|all|everyone|team|folks)|всем\s+привет|привет\s+всем|ok(?:ay)?|so|now|and|also|then|hey|hi|hello|well|alright|great|cool|thanks|thank you|by the way|btw|fyi|note that|note|nb|ну|так|а|и|теперь|тогда|ладно|хорошо|отлично|окей|ок|слушай|смотри|да|привет|здравствуйте|кстати|к сведению|для информации|короче|итак)(?:\s*[,!.:—–-]+\s*|\s+))+`)
+	factFillerRe   = regexp.MustCompile(`^(?i:(?:(?:quick\s+)?update\s*:|апдейт\s*:|(?:hi|hello|hey)\s+(?:there|all|everyone|team|folks)|всем\s+привет|привет\s+всем|ok(?:ay)?|so|now|and|also|then|anyway|anyhow|hey|hi|hello|well|alright|great|cool|thanks|thank you|by the way|btw|fyi|note that|note|nb|ну|так|а|и|теперь|тогда|ладно|хорошо|отлично|окей|ок|слушай|смотри|да|привет|здравствуйте|кстати|к сведению|для информации|короче|итак)(?:\s*[,!.:—–-]+\s*|\s+))+`)
 	factQuestionRe = regexp.MustCompile(`^(?i:(?:what|who|whom|whose|where|when|why|how|which|do|does|did|is|are|was|were|am|can|could|would|should|will|shall|have|has|any idea|i wonder|wonder|is it true)(?:\s|,|$)|(?:сколько|как(?:ой|ая|ое|ие|ова?|ов|им|ую|ого|ом)?|когда|где|куда|откуда|кто|кому|почему|зачем|разве|неужели|ли|что\s+(?:если|ли|там|с|насчёт|насчет|по)|не\s+подскажешь|не\s+знаешь|интересно|а\s+если|\p{L}+\s+ли)(?:[^\p{L}]|$))`)
 	// factRequestRe opens a request: "can you…", "I need you to…", "let's…",
 	// "можешь…", "давай…", "нужно…".

@@ -23,11 +23,11 @@ var (
 	// by Sam": a capitalised name.
 	factNameAltRe = regexp.MustCompile(`^(?i:name's|name is)\s+(\p{Lu}\p{Ll}+)|(?:^|[^\p{L}])(?i:меня)(?:,?\s+\p{L}+,)?\s+(\p{Lu}\p{Ll}+)\s+(?i:зовут)|(?:^|[^\p{L}])(?i:i\s+go\s+by)\s+(\p{Lu}\p{Ll}+)`)
 	// factIAmRe is "I'm Anna", "Я Анна": a capitalised word alone after
-	// "I am" opening a sentence.
-	factIAmRe = regexp.MustCompile(`^(?:(?i:i'm|i am|я)\s+(\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?)\s*(?:[,.!]|$|\s(?i:and|и|from|из|—|-)\s)|(?i:this is|это)\s+(\p{Lu}\p{Ll}+)\s*[.!]?$)`)
+	// "I am" opening a sentence or a clause after a colon or a dash.
+	factIAmRe = regexp.MustCompile(`(?:^|[:;—–]\s*)(?:(?i:i'm|i am|я)\s+(\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?)\s*(?:[,.!]|$|\s(?i:and|и|from|из|—|-)\s)|(?i:this is|это)\s+(\p{Lu}\p{Ll}+)\s*[.!]?$)`)
 	// factSurnameRe is "my last name is Petrova", "моя фамилия — Петрова".
 	factSurnameRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:my\s+(?:last|family)\s+name\s+is|my\s+surname\s+is|моя\s+фамилия)(?:\s*[—–:-])?\s+(\p{Lu}[\p{L}'’-]+)`)
-	factTeamRe    = regexp.MustCompile(`(?:^|[^\p{L}])(?:(?i:(?:now\s+)?i(?:'m|\s+am)?\s+(?:now\s+|currently\s+)?(?:work|working)\s+(?:on|in|at|with|for)|i(?:'ve|\s+have)?\s+(?:now\s+|recently\s+|just\s+|finally\s+|officially\s+)?(?:moved|switched|transferred|joined)(?:\s+(?:over\s+)?(?:to|into))?|i(?:'m|\s+am)\s+(?:now\s+)?(?:on|in))\s+(?:(?i:the|a|an)\s+)?(.+)|(?i:(?:теперь\s+)?я(?:\s+(?:сейчас|теперь))?(?:\s+(?:работаю|переш[её]л|перешла|перев[её]лся|перевелась))?)\s+(?i:в|во|на)\s+(.+))`)
+	factTeamRe    = regexp.MustCompile(`(?:^|[^\p{L}])(?:(?i:(?:now\s+)?i(?:'m|\s+am)?\s+(?:now\s+|currently\s+)?(?:work|working)\s+(?:on|in|at|with|for)|i(?:'ve|\s+have)?\s+(?:now\s+|recently\s+|just\s+|finally\s+|officially\s+)?(?:been\s+)?(?:moved|switched|transferred|joined|assigned)(?:\s+(?:over\s+)?(?:to|into))?|i(?:'m|\s+am)\s+(?:now\s+)?(?:on|in))\s+(?:(?i:the|a|an)\s+)?(.+)|(?i:(?:теперь\s+)?я(?:\s+(?:сейчас|теперь))?(?:\s+(?:работаю|переш[её]л|перешла|перев[её]лся|перевелась))?)\s+(?i:в|во|на)\s+(.+))`)
 	// factTeamInRe is a team named beside a first person: "I'm currently an
 	// intern on the mobile team", "I've been on the payments team", "I lead
 	// the data team", "я тимлид в команде платежей", "меня перевели в отдел

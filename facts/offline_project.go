@@ -15,19 +15,27 @@ import (
 )
 
 var (
-	factBudgRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:budget|budgets|бюджет(?:а|у|ом|е|ы)?)(?:[^\p{L}]|$)`)
-	factNumRe  = regexp.MustCompile(`[$€£₽]\s?\d|\d`)
-	factYearRe = regexp.MustCompile(`^(?:19|20)\d\d$`)
-	factAmtRe  = regexp.MustCompile(`^[$€£₽]?\s?\d[\d.,]*(?:\s\d{3}(?:[.,]\d+)?)*\p{L}{0,3}`)
-	factUnitRe = regexp.MustCompile(`^(?i:k|m|bn|mln|millions?|thousands?|billions?|usd|eur|gbp|rub|dollars?|euros?|r[ou]bles?|тыс\p{L}*|млн|миллион\p{L}*|млрд|миллиард\p{L}*|руб\p{L}*|р|долл\p{L}*|евро|[$€£₽])\.?$`)
+	factBudgRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:budget|бюджет(?:а|у|ом|е)?)(?:[^\p{L}]|$)`)
+	// factOverRe makes an amount a threshold, not a budget: "budgets over
+	// 5k", "бюджет свыше 100 тысяч".
+	factOverRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:over|above|under|below|more than|less than|exceeding|свыше|больше|меньше|выше|ниже|от)(?:[^\p{L}]|$)`)
+	// factChangeRe is a budget or deadline changed: "was cut to", "урезали".
+	factChangeRe = regexp.MustCompile(`(?i:cut|raised|increased|reduced|lowered|moved|pushed|changed|урезал\p{L}*|увеличил\p{L}*|уменьшил\p{L}*|сократил\p{L}*|поднял\p{L}*|изменил\p{L}*)`)
+	factNumRe    = regexp.MustCompile(`[$€£₽]\s?\d|\d`)
+	factYearRe   = regexp.MustCompile(`^(?:19|20)\d\d$`)
+	factAmtRe    = regexp.MustCompile(`^[$€£₽]?\s?\d[\d.,]*(?:\s\d{3}(?:[.,]\d+)?)*\p{L}{0,3}`)
+	factUnitRe   = regexp.MustCompile(`^(?i:k|m|bn|mln|millions?|thousands?|billions?|usd|eur|gbp|rub|dollars?|euros?|r[ou]bles?|тыс\p{L}*|млн|миллион\p{L}*|млрд|миллиард\p{L}*|руб\p{L}*|р|долл\p{L}*|евро|[$€£₽])\.?$`)
 	// factPerRe is the period an amount is for: "per month", "в месяц".
 	factPerRe = regexp.MustCompile(`^\s*(?i:per\s+(?:month|year|week|quarter)|a\s+(?:month|year)|monthly|yearly|annually|в\s+(?:месяц|год|неделю|квартал)|ежемесячно)`)
+	// factFormerRe is a former one's: "last project's budget", "старый
+	// дедлайн".
+	factFormerRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:last|previous|former|old|прошл\p{L}*|предыдущ\p{L}*|стар\p{L}*|бывш\p{L}*)(?:\s+\S+)?\s*$`)
 	// factOtherRe is someone else's: "his budget", "их дедлайн".
 	factOtherRe = regexp.MustCompile(`(?i:(?:^|[^\p{L}])(?:his|her|their|its|его|её|ее|их|чужой|чужом)\s*$)`)
 	factDueRe   = regexp.MustCompile(`(?:^|[^\p{L}])(?i:deadlines?|due\s+date|due\s+(?:by|on|before)|дедлайн\p{L}*|срок\s+сдачи|крайний\s+срок|сроки?\s+(?:проекта|по\s+проекту)|срок\s*[—:–-]|сдача\s+проекта)(?:[^\p{L}]|$)`)
 	// factDueVerbRe is a verb of handing over, not in the past: "ship",
 	// "deliver", "be delivered", "сдаём", "сдать".
-	factDueVerbRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:ship|ships|shipping|launch|launches|launching|deliver|delivers|delivering|submit|submitting|finish|finishing|release|releasing|hand\s+in|be\s+(?:delivered|shipped|submitted|released|finished|done)|needed|нужн\p{L}*|сдать|сдаём|сдаем|сдадим|сдавать|выпустить|запустить|запускаем|выпускаем)(?:[^\p{L}]|$)`)
+	factDueVerbRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:ship|ships|shipping|launch|launches|launching|deliver|delivers|delivering|submit|submitting|finish|finishing|release|releasing|hand\s+in|be\s+(?:delivered|shipped|submitted|released|finished|done)|needed|(?:wants?|needs?)\s+(?:it|this|that|everything)|have\s+until|нужн\p{L}*|сдать|сдаём|сдаем|сдадим|сдавать|выпустить|запустить|запускаем|выпускаем)(?:[^\p{L}]|$)`)
 	// factByRe is what makes an English verb's day a deadline.
 	factByRe = regexp.MustCompile(`(?:^|[^\p{L}])(?i:by|before|until|no later than)(?:[^\p{L}]|$)`)
 	// factDateRe is a date something is set for: "the launch date", "дата
@@ -59,6 +67,9 @@ var factFillers = factSet(`is are was will be been of for the a an our project p
 // factPreps open a phrase saying what a budget or deadline is for.
 var factPreps = factSet("for of по на для под")
 
+// factGenitiveRe is a Russian noun's genitive ending: "дедлайн отчёта".
+var factGenitiveRe = regexp.MustCompile(`(?:а|я|ы|и)$`)
+
 // factVerbRe is a Russian verb's ending: "перенесли" is not what a
 // deadline is for.
 var factVerbRe = regexp.MustCompile(`(?:ли|ла|ло|ть|ти|ет|ит|ут|ют|ат|ят)$`)
@@ -89,7 +100,7 @@ func factAbout(before, between string) (phrase string, ahead bool, key string) {
 			return strings.Join(ws[i:j], " "), false, words.Keywords(clean(ws[j-1]), nil)[0].Word
 		}
 	}
-	if len(ws) > 0 && content(ws[0]) && words.Lang(ws[0]) == "ru" && strings.ContainsAny(clean(ws[0])[len(clean(ws[0]))-2:], "аяыи") {
+	if len(ws) > 0 && content(ws[0]) && words.Lang(ws[0]) == "ru" && factGenitiveRe.MatchString(clean(ws[0])) {
 		return clean(ws[0]), false, words.Keywords(clean(ws[0]), nil)[0].Word
 	}
 	prev := strings.Fields(before)
@@ -122,7 +133,9 @@ func (o offline) factAboutText(noun, nounRU, phrase string, ahead bool, value st
 // "бюджетный") then, within 50 characters, an amount with its currency,
 // unit words and period ("per month"; a bare year skipped, a figure of days
 // or people no amount), not negated unless another follows ("not 60k but
-// 70k", "не 60, а 70 тысяч"), nor someone else's ("their budget") →
+// 70k", "не 60, а 70 тысяч"), no threshold ("over 5k"), not in the past
+// tense unless changed ("was 2M", but "was cut to 90k"), nor someone else's
+// or a former one ("their budget", "last project's budget") →
 // project constraint project.budget, 0.8; a budget for something ("the
 // marketing budget", "бюджет на рекламу") → project.budget:<its keyword>,
 // its text as said.
@@ -141,6 +154,9 @@ func (o offline) budgetFact(s string) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	at, between := nums[0], rest[:nums[0]]
+	if capless := factCapRe.ReplaceAllString(between, " "); factOverRe.MatchString(capless) || factWasRe.MatchString(between) && !factChangeRe.MatchString(between) {
+		return Candidate{}, false // "budgets over 5k", "the budget was 2M"
+	}
 	if factNegated(between) {
 		i := slices.IndexFunc(nums[1:], func(n int) bool { return factButRe.MatchString(rest[nums[0]:n]) })
 		if i < 0 {
@@ -190,7 +206,8 @@ func factOthers(before string) bool {
 		return false
 	}
 	last := words.Fold(strings.ReplaceAll(ws[len(ws)-1], "’", "'"))
-	return factOtherRe.MatchString(before) || strings.HasSuffix(last, "'s") && !slices.Contains([]string{"project's", "team's", "company's"}, last)
+	return factOtherRe.MatchString(before) || factFormerRe.MatchString(before) ||
+		strings.HasSuffix(last, "'s") && !slices.Contains([]string{"project's", "team's", "company's"}, last)
 }
 
 // factNotMoney reports whether the words after an amount make it no money
@@ -246,7 +263,7 @@ func factAmount(s string) (string, int) {
 // contract deadline", "the report is due", the launch, a verb's object)
 // → project.deadline:<its keyword>.
 func (o offline) deadlineFact(s string) (Candidate, bool) {
-	var before, after, what, subject string
+	var before, after, what, subject, verb string
 	clause := -1 // a verb's clause starts there
 	if m := factIsDueRe.FindStringSubmatchIndex(s); m != nil {
 		after, what = s[m[1]:], s[m[2]:m[3]]
@@ -258,7 +275,7 @@ func (o offline) deadlineFact(s string) (Candidate, bool) {
 	} else if loc := factDueRe.FindStringIndex(s); loc != nil {
 		before, after = s[:loc[0]+strings.IndexFunc(s[loc[0]:], unicode.IsLetter)], s[loc[1]:]
 	} else if loc := factDueVerbRe.FindStringIndex(s); loc != nil {
-		after, clause = s[loc[1]:], strings.LastIndexAny(s[:loc[0]+1], ",;—")+1
+		after, clause, verb = s[loc[1]:], strings.LastIndexAny(s[:loc[0]+1], ",;—")+1, s[loc[0]:loc[1]]
 	} else {
 		return Candidate{}, false
 	}
@@ -278,7 +295,7 @@ func (o offline) deadlineFact(s string) (Candidate, bool) {
 	case subject != "" && len(kws) > 0:
 		c.Slot, c.Text = "project.deadline:"+kws[len(kws)-1].Word, factSentence(subject+factPick(o.lang, " is ", " — ")+when[1])
 		return c, true
-	case clause >= 0 && words.Lang(after) == "en" && !factByRe.MatchString(between):
+	case clause >= 0 && words.Lang(after) == "en" && !factByRe.MatchString(verb+between):
 		return Candidate{}, false // "we ship on Monday" plans, "ship by Monday" is a deadline
 	case clause >= 0:
 		if f := strings.Fields(between); len(f) > 0 && !factFillers[words.Fold(f[0])] && len(words.Keywords(f[0], nil)) > 0 {

@@ -197,7 +197,8 @@ func factVersion(toks []string, j int, name string, dotted bool) (string, bool) 
 // that names a product's version and then another after "to/на/→" (or
 // only the one after, the word of moving before it), or two products
 // without versions ("с Jenkins на GitLab") → project fact
-// project.migration:<slot>, value "14 → 16", 0.8; done ("migrated",
+// project.migration:<slot>, value "14 → 16" ("MySQL 5.7 → PostgreSQL 16"
+// between products), 0.8; done ("migrated",
 // "перешли"…) to a version → project fact project.version:<slot> of the
 // new version instead. Version: "<name> [version] 1.2", "version <name> 1.2" in a
 // sentence saying it is used ("we use", "runs on", "у нас", "на <name>",
@@ -299,6 +300,9 @@ func (o offline) migration(s string, ms []factMention, move int) (Candidate, boo
 	was, wasRU := "", ""
 	if from != nil {
 		c.Value = named(from) + " → " + named(to)
+		if from.slot == to.slot && from.ver != "" {
+			c.Value = from.ver + " → " + to.ver
+		}
 		was, wasRU = " from "+named(from), " с "+named(from)
 	}
 	switch {
