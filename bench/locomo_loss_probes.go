@@ -128,7 +128,7 @@ func lossFiller(convs []locomoConv, n int) []string {
 // lossStatesProbe reports whether text would set a probe's slot, or says
 // its value.
 func lossStatesProbe(text string) bool {
-	cands, _ := facts.Offline(text)
+	cands, _ := facts.Offline(text, time.Time{})
 	for _, c := range cands {
 		if slices.Contains(lossProbeSlots, c.Slot) {
 			return true

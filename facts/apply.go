@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -157,9 +158,9 @@ func (s *Store) extractAll(ctx context.Context, msgs []history.Message, cursor, 
 		switch {
 		case ok:
 		case read == nil:
-			said = s.extract(ctx, m.Content, context.String())
+			said = s.extract(ctx, m, context.String())
 		default:
-			said = offlineSaid(m.Content)
+			said = offlineSaid(m.Content, m.CreatedAt)
 		}
 		out = append(out, found{messageID: m.ID, Said: said})
 		context.WriteString("user: " + cut(m.Content, 500) + "\n")
@@ -208,9 +209,9 @@ func readFactCursor(ctx context.Context, db interface {
 
 // extract asks the helper model for a message's facts, or the offline
 // extractor.
-func (s *Store) extract(ctx context.Context, message, context string) Said {
+func (s *Store) extract(ctx context.Context, m history.Message, context string) Said {
 	if s.helper != nil {
-		res, err := s.helper.Complete(ctx, Request(message, context))
+		res, err := s.helper.Complete(ctx, Request(m.Content, context))
 		if err == nil {
 			cands, forget, err := Parse(res.Text)
 			if err == nil {
@@ -219,12 +220,12 @@ func (s *Store) extract(ctx context.Context, message, context string) Said {
 		}
 		s.log.WarnContext(ctx, "helper fact extraction failed; using the offline extractor", "err", err)
 	}
-	return offlineSaid(message)
+	return offlineSaid(m.Content, m.CreatedAt)
 }
 
-// offlineSaid is what the offline extractor reads in message.
-func offlineSaid(message string) Said {
-	facts, forget := Offline(message)
+// offlineSaid is what the offline extractor reads in message, said at at.
+func offlineSaid(message string, at time.Time) Said {
+	facts, forget := Offline(message, at)
 	return Said{Facts: facts, Forget: forget}
 }
 

@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
+
+// testAt is when the table tests' messages are said: Wednesday
+// 2026-03-11.
+var testAt = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 
 // want is the part of a Candidate a table test checks; Text is checked
 // only when set.
@@ -31,14 +36,14 @@ func TestOffline(t *testing.T) {
 		{msg: "I moved to frontend", want: []want{{ScopeUser, KindFact, "user.team", "frontend", ""}}},
 		{msg: "Now I work on the payments team", want: []want{{ScopeUser, KindFact, "user.team", "payments", ""}}},
 		{msg: "I switched to the frontend team last week", want: []want{{ScopeUser, KindFact, "user.team", "frontend", ""}}},
-		{msg: "I'm a backend developer", want: []want{{ScopeUser, KindFact, "user.team", "backend", ""}}},
+		{msg: "I'm a backend developer", want: []want{{ScopeUser, KindFact, "user.role", "backend developer", "The user is a backend developer."}}},
 		{msg: "I'm a senior engineer", want: []want{{ScopeUser, KindFact, "user.role", "senior engineer", "The user is a senior engineer."}}},
 		{msg: "I moved to Berlin", want: nil},
 		{msg: "I work on a compiler", want: nil},
 		{msg: "Я работаю в бэкенде", want: []want{{ScopeUser, KindFact, "user.team", "бэкенд", "Пользователь работает в бэкенде."}}},
 		{msg: "Я перешла во фронтенд", want: []want{{ScopeUser, KindFact, "user.team", "фронтенд", ""}}},
 		{msg: "Теперь я в команде платежей", want: []want{{ScopeUser, KindFact, "user.team", "платежей", "Пользователь работает в команде платежей."}}},
-		{msg: "Я бэкенд-разработчик", want: []want{{ScopeUser, KindFact, "user.team", "бэкенд", ""}}},
+		{msg: "Я бэкенд-разработчик", want: []want{{ScopeUser, KindFact, "user.role", "бэкенд-разработчик", ""}}},
 		{msg: "Я старший разработчик", want: []want{{ScopeUser, KindFact, "user.role", "старший разработчик", ""}}},
 		// versions
 		{msg: "We use PostgreSQL 15.2 and Go 1.26.", want: []want{
@@ -55,10 +60,10 @@ func TestOffline(t *testing.T) {
 		{msg: "бюджет 1.5 млн рублей", want: []want{{ScopeProject, KindConstraint, "project.budget", "1.5 млн рублей", ""}}},
 		{msg: "The budget is tight", want: nil},
 		// deadline
-		{msg: "The deadline is March 1, 2026.", want: []want{{ScopeProject, KindConstraint, "project.deadline", "March 1, 2026", "The project deadline is March 1, 2026."}}},
-		{msg: "It is due by Friday and we are fine", want: []want{{ScopeProject, KindConstraint, "project.deadline", "Friday", ""}}},
-		{msg: "Дедлайн — 15 марта", want: []want{{ScopeProject, KindConstraint, "project.deadline", "15 марта", "Дедлайн проекта — 15 марта."}}},
-		{msg: "Срок сдачи до 1 апреля", want: []want{{ScopeProject, KindConstraint, "project.deadline", "1 апреля", ""}}},
+		{msg: "The deadline is March 1, 2026.", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-01", "The project deadline is 2026-03-01 (Sunday)."}}},
+		{msg: "It is due by Friday and we are fine", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-13", ""}}},
+		{msg: "Дедлайн — 15 марта", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-15", "Дедлайн проекта — 2026-03-15 (воскресенье)."}}},
+		{msg: "Срок сдачи до 1 апреля", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-04-01", ""}}},
 		{msg: "The deadline is tight", want: nil},
 		{msg: "We are due to rain", want: nil},
 		// explicit memory
@@ -89,7 +94,7 @@ func TestOffline(t *testing.T) {
 		// corrections
 		{msg: "Actually, the budget is 600k", want: []want{{ScopeProject, KindCorrection, "project.budget", "600k", ""}}},
 		{msg: "На самом деле бюджет 600 тыс. руб.", want: []want{{ScopeProject, KindCorrection, "project.budget", "600 тыс. руб.", ""}}},
-		{msg: "Correction: the demo is on Tuesday", want: []want{{ScopeChat, KindCorrection, "", "", "The demo is on Tuesday."}}},
+		{msg: "Correction: the demo is on Tuesday", want: []want{{ScopeChat, KindCorrection, "", "", "The demo is on Tuesday. (said on Wed 2026-03-11)"}}},
 		{msg: "Actually I'm tired", want: nil},
 		// forget
 		{msg: "Forget that my budget is 500k.", forget: []string{"my budget is 500k"}},
@@ -106,23 +111,33 @@ func TestOffline(t *testing.T) {
 		{msg: "thanks!", want: nil},
 		{msg: "ok", want: nil},
 		{msg: "", want: nil},
+		// issue 21: what the offline extractor stored before
+		{msg: "Переведи итог в доллары по курсу 74.62", want: nil},
+		{msg: "Белый 0.67", want: nil},
+		{msg: "прайс 999.99", want: nil},
+		{msg: "Дедлайн в пятницу", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-13", "Дедлайн проекта — 2026-03-13 (пятница)."}}},
+		{msg: "Я работаю над миграцией Postgres 14 на Postgres 16", want: []want{
+			{ScopeProject, KindFact, "project.migration:postgresql", "14 → 16", "Проект переходит с Postgres 14 на Postgres 16."}}},
+		{msg: "We migrated from Postgres 14 to 16 last week.", want: []want{
+			{ScopeProject, KindFact, "project.version:postgresql", "16", "The project uses Postgres 16 (moved from Postgres 14)."}}},
+		{msg: "The closest earlier message (user): «My name is Anna.»", want: nil},
 		// several sentences; a later value replaces an earlier one
 		{msg: "The budget is 500k. Deadline is next Friday! What about Go?", want: []want{
 			{ScopeProject, KindConstraint, "project.budget", "500k", ""},
-			{ScopeProject, KindConstraint, "project.deadline", "next Friday", ""}}},
+			{ScopeProject, KindConstraint, "project.deadline", "2026-03-20", ""}}},
 		{msg: "Hi! I work on backend, mostly Go services.", want: []want{{ScopeUser, KindFact, "user.team", "backend", ""}}},
 		{msg: "Quick update: I moved to frontend last week.", want: []want{{ScopeUser, KindFact, "user.team", "frontend", ""}}},
 		{msg: "Our budget is 5000 EUR for the whole project.", want: []want{{ScopeProject, KindConstraint, "project.budget", "5000 EUR", ""}}},
-		{msg: "The deadline is March 15 for the alpha release.", want: []want{{ScopeProject, KindConstraint, "project.deadline", "March 15", ""}}},
+		{msg: "The deadline is March 15 for the alpha release.", want: []want{{ScopeProject, KindConstraint, "project.deadline", "2026-03-15", ""}}},
 		{msg: "It costs 1.5 million; the budget for 2025 is 3 million dollars", want: []want{{ScopeProject, KindConstraint, "project.budget", "3 million dollars", ""}}},
 		{msg: "Бюджет 600 тыс. руб. Дедлайн 1 мая.", want: []want{
 			{ScopeProject, KindConstraint, "project.budget", "600 тыс. руб.", ""},
-			{ScopeProject, KindConstraint, "project.deadline", "1 мая", ""}}},
-		{msg: "I work on backend. No wait, I moved to frontend.", want: []want{{ScopeUser, KindFact, "user.team", "frontend", ""}}},
+			{ScopeProject, KindConstraint, "project.deadline", "2026-05-01", ""}}},
+		{msg: "I work on backend. No wait, I moved to frontend.", want: []want{{ScopeUser, KindCorrection, "user.team", "frontend", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			got, forget := Offline(tt.msg)
+			got, forget := Offline(tt.msg, testAt)
 			if fmt.Sprint(forget) != fmt.Sprint(tt.forget) || len(forget) != len(tt.forget) {
 				t.Errorf("forget = %q, want %q", forget, tt.forget)
 			}
@@ -142,6 +157,22 @@ func TestOffline(t *testing.T) {
 	}
 }
 
+// TestOfflineUnknownTime: with no time said, a relative day resolves to
+// nothing and a day without its year stays as said.
+func TestOfflineUnknownTime(t *testing.T) {
+	for msg, want := range map[string]string{
+		"Дедлайн в пятницу":             "",
+		"The deadline is tomorrow":      "",
+		"The deadline is March 15":      "March 15",
+		"The deadline is March 15 2027": "2027-03-15",
+	} {
+		got, _ := Offline(msg, time.Time{})
+		if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || got[0].Value != want) {
+			t.Errorf("Offline(%q, zero time) = %+v, want value %q", msg, got, want)
+		}
+	}
+}
+
 func TestOfflineFactsConfidence(t *testing.T) {
 	for msg, want := range map[string]float64{
 		"My name is Anna":                    0.9,
@@ -150,7 +181,7 @@ func TestOfflineFactsConfidence(t *testing.T) {
 		"The budget is 5k":                   0.8,
 		"We decided to ship on Monday":       0.6,
 	} {
-		got, _ := Offline(msg)
+		got, _ := Offline(msg, testAt)
 		if len(got) != 1 || got[0].Confidence != want {
 			t.Errorf("Offline(%q) = %+v, want one candidate of confidence %v", msg, got, want)
 		}

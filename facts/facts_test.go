@@ -194,9 +194,9 @@ func TestFactIsolation(t *testing.T) {
 	for _, tc := range []struct {
 		block, has, lacks string
 	}{
-		{blockAlpha, "March 15", "Redis"}, {blockAlpha, "Anna", "Boris"},
-		{blockBeta, "Redis", "March 15"}, {blockBeta, "Anna", "Boris"},
-		{blockOther, "Boris", "Anna"}, {blockOther, "Boris", "March 15"}, {blockOther, "Boris", "Redis"},
+		{blockAlpha, "-03-15", "Redis"}, {blockAlpha, "Anna", "Boris"}, // the deadline's date, its year by the clock
+		{blockBeta, "Redis", "-03-15"}, {blockBeta, "Anna", "Boris"},
+		{blockOther, "Boris", "Anna"}, {blockOther, "Boris", "-03-15"}, {blockOther, "Boris", "Redis"},
 	} {
 		if !strings.Contains(tc.block, tc.has) || strings.Contains(tc.block, tc.lacks) {
 			t.Errorf("block has %q, lacks %q:\n%s", tc.has, tc.lacks, tc.block)
@@ -322,5 +322,42 @@ func TestDeleteThreadAndUser(t *testing.T) {
 	}
 	if fs := current(t, store, other); len(fs) != 1 {
 		t.Fatalf("the other user's facts: %+v", fs)
+	}
+}
+
+// TestFactDeadlineDate: a deadline named relative to its message ("завтра")
+// is stored as the date it means from the message's time, read by Extract
+// and by ExtractRead (the turn's reading, here leaving the message to the
+// offline extractor).
+func TestFactDeadlineDate(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	store := facts.NewStore(f.pool, facts.Config{}, pgtest.Logger(t))
+	user := f.tenant(t)
+	for i, extract := range []func(yakor.Scope) error{
+		func(s yakor.Scope) error { _, err := store.Extract(ctx, s, 0); return err },
+		func(s yakor.Scope) error { _, err := store.ExtractRead(ctx, s, 0, nil); return err },
+	} {
+		scope := f.thread(t, user)
+		m, _, err := f.hist.Append(ctx, scope, history.NewMessage{Role: history.RoleUser, Content: "Дедлайн завтра, без вариантов."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := extract(scope); err != nil {
+			t.Fatal(err)
+		}
+		want := m.CreatedAt.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+		var got []string
+		for _, fa := range current(t, store, scope) {
+			if fa.Slot == "project.deadline" {
+				got = append(got, fa.Value)
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("extractor %d: deadline values %q, want [%s] (the message said on %s)", i, got, want, m.CreatedAt)
+		}
+		if _, err := f.pool.Exec(ctx, `DELETE FROM facts WHERE tenant_id = $1`, user.TenantID); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

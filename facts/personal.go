@@ -3,6 +3,7 @@ package facts
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // personalPatterns are what marks a text as personal data without a model:
@@ -28,7 +29,7 @@ func Personal(text string) (what string, personal bool) {
 			return p.what, true
 		}
 	}
-	cands, _ := Offline(text)
+	cands, _ := Offline(text, time.Time{})
 	for _, c := range cands {
 		if c.Slot == "user.name" || strings.HasSuffix(c.Slot, ".name") {
 			return "a person's name", true

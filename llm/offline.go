@@ -203,6 +203,9 @@ var offlineLines = sync.OnceValues(func() (leads, whole []string) {
 		}
 		whole = append(whole, t.noQuestion, t.noMatch, t.notFound, t.noted)
 	}
+	// Earlier versions quoted an earlier message so; their replies stay
+	// stored.
+	leads = append(leads, "The closest earlier message (", "Ближайшее из прежних сообщений (")
 	return leads, whole
 })
 
@@ -213,17 +216,28 @@ var offlineLines = sync.OnceValues(func() (leads, whole []string) {
 // nothing matched). Such text is Yakor's, not the conversation's: memory
 // takes no topic, data, fact, summary line or lesson from it.
 func IsOfflineReply(text string) bool {
-	leads, whole := offlineLines()
 	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		for _, l := range leads {
-			if strings.HasPrefix(line, l) {
-				return true
-			}
-		}
-		if slices.Contains(whole, line) {
+		if IsOfflineLine(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsOfflineLine reports whether line is one of the offline reply's own
+// lines (see IsOfflineReply), in either language. The fact extractor uses
+// it to keep Yakor's own wording, and the messages it quotes, out of what
+// it keeps.
+func IsOfflineLine(line string) bool {
+	leads, whole := offlineLines()
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return false
+	}
+	for _, l := range leads {
+		if strings.HasPrefix(line, l) {
+			return true
+		}
+	}
+	return slices.Contains(whole, line)
 }

@@ -313,3 +313,31 @@ func TestOfflineEmbed(t *testing.T) {
 		}
 	}
 }
+
+// TestIsOfflineLine: every line of the offline model's replies, in both
+// languages, is its own; a user's lines are not.
+func TestIsOfflineLine(t *testing.T) {
+	t.Parallel()
+	for _, msgs := range [][]llm.Message{
+		{{Role: "user", Content: "My name is Anna."}, {Role: "assistant", Content: "Hi Anna."}, {Role: "user", Content: "What is my name?"}},
+		{{Role: "user", Content: "Меня зовут Анна."}, {Role: "user", Content: "Как меня зовут?"}},
+		{{Role: "user", Content: "Как дела?"}},
+		{{Role: "user", Content: "What about the weather?"}},
+		{{Role: "system", Content: "You are Yakor."}},
+	} {
+		res, err := llm.NewOffline().Complete(context.Background(), llm.Request{Messages: msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(res.Text) {
+			if strings.TrimSpace(line) != "" && !llm.IsOfflineLine(line) {
+				t.Errorf("IsOfflineLine(%q) = false, a line of the reply %q", line, res.Text)
+			}
+		}
+	}
+	for _, line := range []string{"", "My name is Anna.", "The closest earlier message was mine", "Found it!", "Языковая модель — это сеть."} {
+		if llm.IsOfflineLine(line) {
+			t.Errorf("IsOfflineLine(%q) = true", line)
+		}
+	}
+}

@@ -280,7 +280,9 @@ func jsonBody(v any) string {
 // graded and learned from.
 func recallingModel(tb testing.TB) *llm.OpenAI {
 	return newFakeOpenAI(tb, func(w http.ResponseWriter, r *http.Request, _ int) {
-		var req struct{ Messages []struct{ Role, Content string } }
+		var req struct {
+			Messages []struct{ Role, Content string }
+		}
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &req)
 		q := req.Messages[len(req.Messages)-1].Content

@@ -17,6 +17,11 @@
 //   - Sentences splits text into lines and sentences, Scan into numbers,
 //     words and symbols, and IsUnit and IsTotalMarker recognise units,
 //     currencies and totals ("руб", "мм", "usd", "итого").
+//   - Days finds the phrases of a text that name a day, absolute ("15
+//     марта 2026") or relative to when it was said ("tomorrow", "в
+//     пятницу", "next Monday", "через неделю"), resolved to dates;
+//     HasRelativeDay tells whether a text names one, WeekdayName names a
+//     weekday in English or Russian.
 //
 // It imports nothing of Yakor and owns no tables.
 package words
