@@ -60,7 +60,7 @@ func mainFlow(t *testing.T, p *tab) string {
 	// A new conversation: the first message creates the thread; the reply streams.
 	p.click(tid("new-thread"))
 	eval[bool](p, `window.__sawStream = false, new MutationObserver(() => { if (document.querySelector('[data-testid=streaming-reply]')) window.__sawStream = true }).observe(document.body, {subtree: true, childList: true}), true`)
-	priceReply := p.send("Price list: oak board 3400, birch panel 1250, pine shelf 780.", true)
+	priceReply := p.send("Price list: oak board 3400, birch panel 1250, pine shelf 780. The boards come from the Tomsk sawmill.", true)
 	if !eval[bool](p, `window.__sawStream`) {
 		p.fail("the reply was never shown while streaming")
 	}
@@ -72,14 +72,15 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.shot("chat-desktop")
 
 	// Filler until the price list scrolls out of the 600-character window,
-	// then a question about it: the offline model searches the history.
+	// then a question about it that the anchors' key data (its prices) do
+	// not answer: the offline model searches the history.
 	for i := 1; i <= 3; i++ {
 		p.send(fmt.Sprintf("Filler note %d: the weather in the garden is mild, tomatoes and cucumbers grow well this summer.", i), false)
 	}
-	question := p.send("What did the oak board cost?", false)
+	question := p.send("Which sawmill do the boards come from?", false)
 	chip := "#m-" + question + " " + tid("search-chip")
 	p.visible(chip)
-	if got := p.text(chip); !strings.Contains(got, "Searched history") || !strings.Contains(got, "oak board") || !strings.Contains(got, "1 hit") {
+	if got := p.text(chip); !strings.Contains(got, "Searched history") || !strings.Contains(got, "sawmill") || !strings.Contains(got, "1 hit") {
 		p.fail("search chip says %q", got)
 	}
 
@@ -93,7 +94,7 @@ func mainFlow(t *testing.T, p *tab) string {
 		p.fail("layers table says %q", got)
 	}
 	p.visible(tid("inspector-search"))
-	if got := p.text(tid("inspector-search")); !strings.Contains(got, "oak board cost") {
+	if got := p.text(tid("inspector-search")); !strings.Contains(got, "sawmill") {
 		p.fail("inspector search says %q", got)
 	}
 	hit := tid("inspector") + " " + tid("inspector-hit")
