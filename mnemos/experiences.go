@@ -171,8 +171,14 @@ ORDER BY e.id DESC LIMIT $4`
 // Experience returns one of the experiences scope's user may see;
 // another user's private one is ENOTFOUND.
 func (s *Store) Experience(ctx context.Context, scope yakor.Scope, id int64) (Experience, error) {
-	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
-WHERE e.tenant_id = $1 AND e.id = $2 AND ` + visible3
+	return s.experience(ctx, scope, id, visible3)
+}
+
+// experience returns one of the tenant's experiences that meets visible, a
+// condition on $3, scope's user.
+func (s *Store) experience(ctx context.Context, scope yakor.Scope, id int64, visible string) (Experience, error) {
+	q := `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
+WHERE e.tenant_id = $1 AND e.id = $2 AND ` + visible
 	rows, err := s.db.Query(ctx, q, scope.TenantID, id, scope.UserID)
 	if err != nil {
 		return Experience{}, postgres.Wrap("find experience", err)
