@@ -28,13 +28,13 @@ const lexicalCap = 50
 // lexicalSQL returns, for each stem ($5; "" is skipped), up to $6 of the
 // tenant's ($1) entries of one level ($2) in the space ($3) that the user
 // ($4) may recall, its own or shared, and that hold a word starting with
-// the stem: the stem's position (from 1) and the entry's id. The function
-// reads the words index (migration 00021) as the tables' owner, for the
-// tenant the transaction names; each id it returns is read back here under
-// the caller's row-level security, so that the statement returns only what
-// the caller may read.
-// (OFFSET 0 keeps that read a lookup of each id, where the planner would
-// otherwise read the tenant's every entry to join them.)
+// the stem: the stem's position (from 1) and the entry's id.
+// yakor_experience_words reads the words index (migration 00021) as the
+// tables' owner, for the tenant the transaction names; each id it returns
+// is read back here under the caller's row-level security, so that the
+// statement returns only what the caller may read (OFFSET 0 keeps that a
+// lookup of each id, where the planner would rather read all the tenant's
+// entries to join them).
 const lexicalSQL = `SELECT w.kw, w.entry
 FROM yakor_experience_words($1, $2, $3, $4, $5, $6) w
 CROSS JOIN LATERAL (SELECT 1 FROM experiences e WHERE e.tenant_id = $1 AND e.id = w.entry OFFSET 0) e`
