@@ -64,6 +64,11 @@ type Config struct {
 	FactCapUser     int
 	FactCapProject  int
 
+	// MemoryLexical recalls experiences by their words too, those whose
+	// lexical score reaches MemoryMinLexical.
+	MemoryLexical    bool
+	MemoryMinLexical float64
+
 	UIDir       string // serve the web chat from this folder (development)
 	AllowNoKeys bool   // listen beyond loopback without API keys
 	CORSOrigins string // web origins allowed to call the API from a browser, comma-separated
@@ -117,6 +122,7 @@ func DefaultConfig() Config {
 		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,
 		MemoryBudget: mc.Recall.Budget, MemoryMinScore: mc.Recall.MinSimilarity, MemoryMerge: mc.MergeThreshold,
+		MemoryLexical: !mc.Recall.NoLexical, MemoryMinLexical: mc.Recall.MinLexical,
 		Compaction: true, Facts: true, FactBudget: fa.Budget,
 		FactCapChat: fa.Caps.Chat, FactCapUser: fa.Caps.User, FactCapProject: fa.Caps.Project,
 

@@ -140,6 +140,7 @@ func (c Config) tuning() Tuning {
 	t.Anchors.Decide.CharThreshold, t.Anchors.BlockBudget = c.AnchorThreshold, c.AnchorBudget
 	t.Memory.MergeThreshold = c.MemoryMerge
 	t.Memory.Recall.Budget, t.Memory.Recall.MinSimilarity, t.Memory.Recall.Off = c.MemoryBudget, c.MemoryMinScore, c.MemoryBudget == 0
+	t.Memory.Recall.NoLexical, t.Memory.Recall.MinLexical = !c.MemoryLexical, c.MemoryMinLexical
 	t.Facts = facts.Config{Caps: facts.Caps{Chat: c.FactCapChat, User: c.FactCapUser, Project: c.FactCapProject}, Budget: c.FactBudget}
 	return t
 }

@@ -14,24 +14,31 @@ const (
 	GroupLogging  = "Logging and shutdown"
 )
 
+// str, num, yes, frac and dur make a setting's value of each kind from the
+// Config field f points to.
+func str(f func(*Config) *string) func(*Config) flag.Value {
+	return func(c *Config) flag.Value { return text{f(c)} }
+}
+
+func num(f func(*Config) *int) func(*Config) flag.Value {
+	return func(c *Config) flag.Value { return count{f(c)} }
+}
+
+func yes(f func(*Config) *bool) func(*Config) flag.Value {
+	return func(c *Config) flag.Value { return boolean{f(c)} }
+}
+
+func frac(f func(*Config) *float64) func(*Config) flag.Value {
+	return func(c *Config) flag.Value { return fraction{f(c)} }
+}
+
+func dur(f func(*Config) *time.Duration) func(*Config) flag.Value {
+	return func(c *Config) flag.Value { return duration{f(c)} }
+}
+
 // Settings is the table of every setting: flag, environment variable,
 // group and help. docs/configuration.md is generated from it.
 func Settings() []Setting {
-	str := func(f func(*Config) *string) func(*Config) flag.Value {
-		return func(c *Config) flag.Value { return text{f(c)} }
-	}
-	num := func(f func(*Config) *int) func(*Config) flag.Value {
-		return func(c *Config) flag.Value { return count{f(c)} }
-	}
-	yes := func(f func(*Config) *bool) func(*Config) flag.Value {
-		return func(c *Config) flag.Value { return boolean{f(c)} }
-	}
-	frac := func(f func(*Config) *float64) func(*Config) flag.Value {
-		return func(c *Config) flag.Value { return fraction{f(c)} }
-	}
-	dur := func(f func(*Config) *time.Duration) func(*Config) flag.Value {
-		return func(c *Config) flag.Value { return duration{f(c)} }
-	}
 	s, m, r, md, l := GroupServer, GroupMemory, GroupResearch, GroupModels, GroupLogging
 	return []Setting{
 		{"addr", "YAKOR_ADDR", "address to listen on", s, str(func(c *Config) *string { return &c.Addr })},
@@ -63,7 +70,9 @@ func Settings() []Setting {
 		{"grading", "YAKOR_GRADING", "grade replies after they are sent (helper model, or the offline heuristics) and learn from the grades", m, yes(func(c *Config) *bool { return &c.Grading })},
 		{"grade-rate", "YAKOR_GRADE_RATE", "share of replies graded, 0 to 1 (the same reply always is or is not); a user's thumbs up or down is learned from whatever the rate", m, frac(func(c *Config) *float64 { return &c.GradeRate })},
 		{"memory-budget", "YAKOR_MEMORY_BUDGET", "characters of long-term memory (examples, notes, warnings) recalled into each prompt; 0 leaves it out", m, num(func(c *Config) *int { return &c.MemoryBudget })},
-		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "lowest similarity (cosine, plus the topic boost) of an experience recalled into a prompt", m, frac(func(c *Config) *float64 { return &c.MemoryMinScore })},
+		{"memory-min-score", "YAKOR_MEMORY_MIN_SCORE", "lowest similarity (cosine, plus the topic boost) at which an experience is recalled into a prompt by meaning", m, frac(func(c *Config) *float64 { return &c.MemoryMinScore })},
+		{"memory-lexical", "YAKOR_MEMORY_LEXICAL", "recall experiences by the message's words too (stems, rare words weighing more), fused with recall by meaning; off: by meaning alone", m, yes(func(c *Config) *bool { return &c.MemoryLexical })},
+		{"memory-min-lexical", "YAKOR_MEMORY_MIN_LEXICAL", "lowest share of the message's keywords, weighed by rarity, that an experience must hold (two at least, one in its topic or question) to be recalled by its words", m, frac(func(c *Config) *float64 { return &c.MemoryMinLexical })},
 		{"memory-merge", "YAKOR_MEMORY_MERGE", "cosine similarity at which a new experience merges into a stored one instead of adding a near-duplicate", m, frac(func(c *Config) *float64 { return &c.MemoryMerge })},
 		{"compaction", "YAKOR_COMPACTION", "summarize what is about to scroll out of a thread's window (a job after the turn); the messages stay", m, yes(func(c *Config) *bool { return &c.Compaction })},
 		{"facts", "YAKOR_FACTS", "extract durable facts (names, versions, budgets, deadlines, decisions, preferences) after each turn", m, yes(func(c *Config) *bool { return &c.Facts })},

@@ -104,6 +104,7 @@ func benchMnemos(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 	if err != nil {
 		return rep, err
 	}
+	rep.MinLexical = on.Memory.Config().Recall.MinLexical
 	rep.Loaded, rep.MeasuredTenant = ld.total, ld.measured
 	rep.LoadSeconds, rep.CopySeconds, rep.IndexSeconds, rep.VacuumSeconds = ld.took.Seconds(), ld.copyTook.Seconds(), ld.indexTook.Seconds(), ld.vacuumTook.Seconds()
 	rep.IndexLoad = ld.strategy
@@ -114,8 +115,18 @@ func benchMnemos(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 	for i := range asks {
 		asks[i] = gen.ask(rng, ld.sample, i)
 	}
-	if rep.Recall, err = mnemosRecalls(ctx, on.Memory, scope, gen, rng, ld.sample, asks); err != nil {
+	fmt.Fprintln(stderr, "bench mnemos: the labelled set…")
+	if rep.Set, err = sweepMnemosSet(ctx, db.Owner, space, on.Memory.Config(), scope, log); err != nil {
 		return rep, err
+	}
+	vectors := on.Memory.Config()
+	vectors.Recall.NoLexical = true
+	for _, store := range []*mnemos.Store{mnemos.NewStore(db.Owner, space, vectors, log, nil), on.Memory} {
+		rows, err := mnemosRecalls(ctx, store, scope, gen, rng, ld.sample, asks)
+		if err != nil {
+			return rep, err
+		}
+		rep.Recall = append(rep.Recall, rows...)
 	}
 	// The L1 query's plan, its first (custom) plan and the one a pooled
 	// connection settles on after running it a few times, and the index's
@@ -168,6 +179,9 @@ func mnemosRecalls(ctx context.Context, store *mnemos.Store, scope yakor.Scope, 
 			out = append(out, s.row(k))
 		}
 	}
+	for i := range out {
+		out[i].Lexical = !store.Config().Recall.NoLexical
+	}
 	return out, nil
 }
 
@@ -185,9 +199,12 @@ type mnemosReport struct {
 	VacuumSeconds  float64        `json:"vacuum_seconds"`
 	MemoryBudget   int            `json:"memory_budget_chars"`
 	MinScore       float64        `json:"min_score"`
+	MinLexical     float64        `json:"min_lexical"`
 	Queries        int            `json:"queries"`
-	Recall         []mnemosRecall `json:"recall"`
-	Plan           mnemosPlan     `json:"plan"`
+	Recall         []mnemosRecall `json:"recall"` // the vector leg alone, then both legs
+	// Set is the labelled set's figures over a grid of thresholds.
+	Set  []mnemosSetScore `json:"labelled_set"`
+	Plan mnemosPlan       `json:"plan"`
 	// Accuracy is the L1 index scan's accuracy against an exact scan: all
 	// questions, then by kind.
 	Accuracy       []mnemosAccuracyRow `json:"index_accuracy"`
@@ -202,6 +219,7 @@ type mnemosReport struct {
 }
 
 type mnemosRecall struct {
+	Lexical bool       `json:"lexical"` // the lexical leg beside the vector leg
 	Kind    string     `json:"kind"`
 	N       int        `json:"n"`
 	P50     float64    `json:"p50_ms"`
@@ -274,13 +292,14 @@ func printMnemos(w io.Writer, r mnemosReport) {
 	fmt.Fprintf(w, "yakor bench mnemos: %d experiences (%d L1 examples, %d L2 notes, %d L3 warnings) over %d tenant(s), offline embedder (%d dims, space %d); measured tenant holds %d L1, %d L2, %d L3\n",
 		r.Loaded[0], r.Loaded[1], r.Loaded[2], r.Loaded[3], r.Tenants, r.Dims, r.Space, m[1], m[2], m[3])
 	fmt.Fprintf(w, "loaded in %.1f s (generate + embed + COPY %.1f s; HNSW indexes: %s, %.1f s; VACUUM ANALYZE %.1f s)\n\n", r.LoadSeconds, r.CopySeconds, r.IndexLoad, r.IndexSeconds, r.VacuumSeconds)
-	fmt.Fprintf(w, "Store.Recall, %d questions (budget %d chars, min score %.2f):\n\n", r.Queries, r.MemoryBudget, r.MinScore)
-	fmt.Fprintln(w, "| questions | n | p50 | p95 | p99 | max | entries returned (L1/L2/L3) | block chars | no block |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "Store.Recall, %d questions (budget %d chars, min score %.2f, min lexical %.2f), with the vector leg alone and with both legs:\n\n", r.Queries, r.MemoryBudget, r.MinScore, r.MinLexical)
+	fmt.Fprintln(w, "| legs | questions | n | p50 | p95 | p99 | max | entries returned (L1/L2/L3) | block chars | no block |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, x := range r.Recall {
-		fmt.Fprintf(w, "| %s | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f (%.2f/%.2f/%.2f) | %.0f | %.0f%% |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f (%.2f/%.2f/%.2f) | %.0f | %.0f%% |\n", map[bool]string{false: "vector", true: "vector + lexical"}[x.Lexical],
 			x.Kind, x.N, x.P50, x.P95, x.P99, x.Max, x.Entries, x.ByLevel[1], x.ByLevel[2], x.ByLevel[3], x.Chars, 100*x.Empty)
 	}
+	printMnemosSet(w, r.Set, mnemos.RecallConfig{MinSimilarity: r.MinScore, MinLexical: r.MinLexical})
 	yes := map[bool]string{true: "YES", false: "NO — not used"}
 	fmt.Fprintf(w, "\nL1 recall query, HNSW index %s used: first (custom) plan %s; %s plan after 6 executions on one connection %s\n",
 		r.Plan.Index, yes[r.Plan.CustomUses], r.Plan.PreparedGenre, yes[r.Plan.PreparedUses])

@@ -171,8 +171,14 @@ ORDER BY e.id DESC LIMIT $4`
 // Experience returns one of the experiences scope's user may see;
 // another user's private one is ENOTFOUND.
 func (s *Store) Experience(ctx context.Context, scope yakor.Scope, id int64) (Experience, error) {
-	const q = `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
-WHERE e.tenant_id = $1 AND e.id = $2 AND ` + visible3
+	return s.experience(ctx, scope, id, visible3)
+}
+
+// experience returns one of the tenant's experiences that meets visible, a
+// condition on $3, scope's user.
+func (s *Store) experience(ctx context.Context, scope yakor.Scope, id int64, visible string) (Experience, error) {
+	q := `SELECT ` + experienceColumns + ` FROM experiences e LEFT JOIN embed_spaces s ON s.id = e.space_id
+WHERE e.tenant_id = $1 AND e.id = $2 AND ` + visible
 	rows, err := s.db.Query(ctx, q, scope.TenantID, id, scope.UserID)
 	if err != nil {
 		return Experience{}, postgres.Wrap("find experience", err)
@@ -298,11 +304,11 @@ type neighbour struct {
 // among those of the same owner (owner "": the tenant's shared ones): an
 // entry merges only into one of its own owner.
 func (s *Store) nearest(ctx context.Context, db DB, tenant, owner string, level int, space int32, vec pgvector.Vector) (neighbour, bool, error) {
-	exact, err := s.small(ctx, db, tenant, level, space)
+	size, err := s.size(ctx, db, tenant, level, space)
 	if err != nil {
 		return neighbour{}, false, err
 	}
-	rows, err := db.Query(ctx, recallSQL(space, len(vec.Slice()), level, exact, sameOwner), tenant, vec, 1, owner)
+	rows, err := db.Query(ctx, recallSQL(space, len(vec.Slice()), level, size.exact(), sameOwner), tenant, vec, 1, owner)
 	if err != nil {
 		return neighbour{}, false, err
 	}
@@ -328,9 +334,10 @@ type sizeEntry struct {
 	at       time.Time
 }
 
-// small reports whether a tenant's entries of a level in a space are best
-// scanned exactly (see exactBelow); counts are cached for a minute.
-func (s *Store) small(ctx context.Context, db DB, tenant string, level int, space int32) (bool, error) {
+// size returns the sizes of a tenant's level in a space and of the level
+// in all tenants (each counted up to what exactBelow needs), cached for a
+// minute.
+func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space int32) (sizeEntry, error) {
 	key := fmt.Sprintf("%s:%d:%d", tenant, level, space)
 	e, ok := s.sizes.Load(key)
 	if !ok || time.Since(e.(sizeEntry).at) >= time.Minute {
@@ -340,13 +347,18 @@ func (s *Store) small(ctx context.Context, db DB, tenant string, level int, spac
     (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE level = $2 AND space_id = $3 LIMIT $5) y)`,
 			tenant, level, space, exactBelow, 10*exactBelow).Scan(&n, &total)
 		if err != nil {
-			return false, err
+			return sizeEntry{}, err
 		}
 		e = sizeEntry{n: n, total: total, at: time.Now()}
 		s.sizes.Store(key, e)
 	}
-	se := e.(sizeEntry)
-	return se.n < exactTiny || se.n < exactBelow && se.n*10 < se.total, nil
+	return e.(sizeEntry), nil
+}
+
+// exact reports whether the tenant's entries of the level are best scanned
+// exactly (see exactBelow).
+func (se sizeEntry) exact() bool {
+	return se.n < exactTiny || se.n < exactBelow && se.n*10 < se.total
 }
 
 func nullScore(n int) *int16 {

@@ -154,3 +154,25 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	return sum
 }
+
+// TestShareExperience: the admin's share of a user's entry returns the
+// shared copy it made (which the tenant's own view leaves out beside its
+// original), and sharing it again returns the same copy.
+func TestShareExperience(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	store := mnemos.NewStore(f.pool, f.space, mnemos.Config{}, pgtest.Logger(t), nil)
+	a := f.tenant(t)
+	mine, _, err := store.AddExperience(ctx, a, mnemos.Experience{Level: mnemos.L2, Topic: "VAT", Question: "When VAT does not apply", Answer: "Exports of goods are zero-rated."})
+	if err != nil || mine.Visibility != "private" {
+		t.Fatalf("add: %+v %v", mine, err)
+	}
+	admin := yakor.Scope{TenantID: a.TenantID}
+	shared, err := store.ShareExperience(ctx, admin, mine.ID, false)
+	if err != nil || shared.Visibility != "shared" || shared.DerivedFrom != mine.ID || shared.Answer != mine.Answer {
+		t.Fatalf("share: %+v %v", shared, err)
+	}
+	if again, err := store.ShareExperience(ctx, admin, mine.ID, false); err != nil || again.ID != shared.ID {
+		t.Fatalf("share again: %+v %v, want %d", again, err, shared.ID)
+	}
+}

@@ -11,10 +11,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 
 	"yakor"
 	"yakor/fence"
 	"yakor/postgres"
+	"yakor/search"
 	"yakor/words"
 )
 
@@ -25,12 +27,19 @@ type RecallConfig struct {
 	Notes    int // L2 entries at most; default 2
 	Warnings int // L3 entries at most; default 2
 	// MinSimilarity is the lowest score (cosine similarity plus the topic
-	// boost) an entry needs to be shown; default 0.45.
+	// boost) at which the vector leg recalls an entry; default 0.45.
 	MinSimilarity float64
 	// TopicBoost is added to an entry's score in proportion to how well its
 	// topic matches the message's; default 0.15.
 	TopicBoost float64
-	Off        bool // no block at all
+	// MinLexical is the lowest lexical score (the rarity-weighted share of
+	// the message's keywords an entry holds, two keywords at least) at
+	// which the lexical leg recalls an entry; default 0.5.
+	MinLexical float64
+	// NoLexical leaves the lexical leg out: entries are found by their
+	// vectors alone.
+	NoLexical bool
+	Off       bool // no block at all
 }
 
 func (c *RecallConfig) defaults() {
@@ -40,7 +49,11 @@ func (c *RecallConfig) defaults() {
 	c.Warnings = cmp.Or(max(c.Warnings, 0), 2)
 	c.MinSimilarity = cmp.Or(max(c.MinSimilarity, 0), 0.45)
 	c.TopicBoost = cmp.Or(max(c.TopicBoost, 0), 0.15)
+	c.MinLexical = cmp.Or(max(c.MinLexical, 0), 0.5)
 }
+
+// limits are the entries of each level a block holds at most.
+func (c RecallConfig) limits() [4]int { return [4]int{0, c.Examples, c.Notes, c.Warnings} }
 
 // Recall is the memory a message called up.
 type Recall struct {
@@ -50,77 +63,210 @@ type Recall struct {
 	Took    time.Duration
 }
 
-// Recalled is one experience in a recall, with its score.
+// Recalled is one experience in a recall, with its scores.
 type Recalled struct {
 	ID    int64   `json:"id"`
 	Level int     `json:"level"`
 	Topic string  `json:"topic"`
-	Score float64 `json:"score"`
+	Score float64 `json:"score"` // cosine similarity plus the topic boost
+	// Lexical is the lexical leg's score (0: not found by its words).
+	Lexical float64 `json:"lexical,omitempty"`
 }
 
 type candidate struct {
 	Experience
 	similarity, score float64
+	lexical           lexicalScore
 }
 
-// Recall finds the tenant's experiences nearest in meaning to message,
-// boosted by topic match: the best examples (L1), notes (L2) and warnings
-// (L3), fenced in <memory-context> within the budget and marked
-// reference-only, in the conversation's language (lang "ru" or "en").
+// recallQuery is one message's recall: its vector in the space, its
+// keywords' stems (none without the lexical leg) and its topic, and the
+// sizes of the tenant's levels.
+type recallQuery struct {
+	scope yakor.Scope
+	space int32
+	vec   pgvector.Vector
+	stems []string
+	read  [4][]string // the stems each level's lexical statement reads (commonStems.toRead)
+	topic string
+	sizes [4]sizeEntry
+}
+
+// Recall finds the tenant's experiences that the user may recall for
+// message (its own and the tenant's shared ones) by two legs: the nearest
+// in meaning, boosted by topic match, and those holding the message's
+// keywords (stems at the start of their words, rare words weighing more).
+// An entry either leg recalls (MinSimilarity, MinLexical) is ranked by the
+// legs' fused ranks, as history search fuses its own: the best examples
+// (L1), notes (L2) and warnings (L3), fenced in <memory-context> within the
+// budget and marked reference-only, in the conversation's language (lang
+// "ru" or "en").
 func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang string) (Recall, error) {
 	start := time.Now()
 	cfg := s.cfg.Recall
 	if cfg.Off || !hasWord(message) {
 		// Nothing to be near: a text without letters or digits embeds to
-		// a zero vector.
+		// a zero vector, and has no keywords.
 		return Recall{}, nil
 	}
 	space, vec, err := s.space.EmbedOne(ctx, message)
 	if err != nil {
 		return Recall{}, fmt.Errorf("recall: %w", err)
 	}
-	limits := [4]int{0, cfg.Examples, cfg.Notes, cfg.Warnings}
-	batch := &pgx.Batch{}
+	q := recallQuery{scope: scope, space: space, vec: vec, stems: stemsOf(message, cfg.NoLexical), topic: words.Topic(message, nil)}
 	for level := L1; level <= L3; level++ {
-		exact, err := s.small(ctx, s.db, scope.TenantID, level, space)
-		if err != nil {
+		if q.sizes[level], err = s.size(ctx, s.db, scope.TenantID, level, space); err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
-		batch.Queue(recallSQL(space, len(vec.Slice()), level, exact, ownOrShared), scope.TenantID, vec, max(4*limits[level], 8), scope.UserID)
+		if len(q.stems) > 0 {
+			q.read[level] = s.common.toRead(scope.TenantID, level, space, q.stems)
+		}
 	}
-	br := s.db.SendBatch(ctx, batch)
-	defer br.Close()
-	topic := words.Topic(message, nil)
+	got, err := s.recallLegs(ctx, q)
+	if err != nil {
+		return Recall{}, postgres.Wrap("recall", err)
+	}
 	sim := words.NewSimilarity()
 	var picked [4][]candidate
 	for level := L1; level <= L3; level++ {
-		rows, err := br.Query()
-		if err != nil {
-			return Recall{}, postgres.Wrap("recall", err)
-		}
-		cs, err := pgx.CollectRows(rows, scanCandidate)
-		if err != nil {
-			return Recall{}, postgres.Wrap("recall", err)
-		}
-		cs = dropTwins(cs)
-		for i := range cs {
-			cs[i].score = cs[i].similarity
-			if topic != "" && cs[i].Topic != "" {
-				cs[i].score += cfg.TopicBoost * sim(topic, cs[i].Topic)
-			}
-		}
-		// An entry stored from a text without letters or digits (";)")
-		// has a zero vector, whose cosine similarity is NaN: near nothing.
-		cs = slices.DeleteFunc(cs, func(c candidate) bool { return c.score < cfg.MinSimilarity || math.IsNaN(c.score) })
-		slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
-		picked[level] = cs[:min(len(cs), limits[level])]
-	}
-	if err := br.Close(); err != nil {
-		return Recall{}, postgres.Wrap("recall", err)
+		picked[level] = s.choose(got[level], q.topic, sim, cfg.limits()[level])
 	}
 	r := render(picked, lang, cfg.Budget)
 	r.Took = time.Since(start)
 	return r, nil
+}
+
+// legs is what recall's legs found in one level: the candidates (the
+// vector leg's nearest, then the entries the lexical leg ranked among its
+// best that were not among them, each with its similarity) and the lexical
+// leg's weigher.
+type legs struct {
+	cands []candidate
+	words weigher
+}
+
+// recallLegs runs both legs for every level in one batch, then reads the
+// lexical leg's best entries that the vector leg did not return.
+func (s *Store) recallLegs(ctx context.Context, q recallQuery) ([4]legs, error) {
+	var out [4]legs
+	limits := s.cfg.Recall.limits()
+	dims := len(q.vec.Slice())
+	batch := &pgx.Batch{}
+	for level := L1; level <= L3; level++ {
+		batch.Queue(recallSQL(q.space, dims, level, q.sizes[level].exact(), ownOrShared), q.scope.TenantID, q.vec, candidates(limits[level]), q.scope.UserID)
+	}
+	if len(q.stems) > 0 {
+		for level := L1; level <= L3; level++ {
+			batch.Queue(lexicalSQL, q.scope.TenantID, level, q.space, q.scope.UserID, q.read[level], lexicalCap)
+		}
+	}
+	fs, err := readLegs(s.db.SendBatch(ctx, batch), &out, q)
+	if err != nil {
+		return out, err
+	}
+	for level := L1; level <= L3 && len(q.stems) > 0; level++ {
+		s.common.learn(q.scope.TenantID, level, q.space, q.read[level], &fs[level])
+		out[level].words = newWeigher(q.stems, fs[level], q.sizes[level].n)
+	}
+	// The lexical leg's best that the vector leg did not hand on: twice as
+	// many as the level's block holds (on the labelled set, more changed
+	// nothing but the time).
+	var more []int64
+	for level := L1; level <= L3; level++ {
+		for _, id := range out[level].words.ranked(2 * limits[level]) {
+			if !slices.ContainsFunc(out[level].cands, func(c candidate) bool { return c.ID == id }) {
+				more = append(more, id)
+			}
+		}
+	}
+	if len(more) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.Query(ctx, entriesSQL(q.space, dims), q.scope.TenantID, q.vec, more, q.scope.UserID)
+	if err != nil {
+		return out, err
+	}
+	cs, err := pgx.CollectRows(rows, scanCandidate)
+	for _, c := range cs {
+		out[c.Level].cands = append(out[c.Level].cands, c)
+	}
+	return out, err
+}
+
+// candidates is how many entries each leg hands on for a level whose block
+// holds limit of them.
+func candidates(limit int) int { return max(4*limit, 8) }
+
+// readLegs reads recallLegs' batch: the vector leg's candidates into out,
+// and what the lexical leg found in each level.
+func readLegs(br pgx.BatchResults, out *[4]legs, q recallQuery) ([4]found, error) {
+	defer br.Close()
+	var fs [4]found
+	for level := L1; level <= L3; level++ {
+		rows, err := br.Query()
+		if err != nil {
+			return fs, err
+		}
+		if out[level].cands, err = pgx.CollectRows(rows, scanCandidate); err != nil {
+			return fs, err
+		}
+	}
+	for level := L1; level <= L3 && len(q.stems) > 0; level++ {
+		rows, err := br.Query()
+		if err != nil {
+			return fs, err
+		}
+		if fs[level], err = readFound(rows, len(q.stems)); err != nil {
+			return fs, err
+		}
+	}
+	return fs, br.Close()
+}
+
+// choose scores a level's candidates by both legs, keeps those either leg
+// recalls, and orders them by the legs' fused ranks (search.Fuse): at most
+// limit.
+func (s *Store) choose(l legs, topic string, sim func(a, b string) float64, limit int) []candidate {
+	cfg := s.cfg.Recall
+	cs := dropTwins(l.cands)
+	byID := make(map[int64]candidate, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		c.score = c.similarity
+		if topic != "" && c.Topic != "" {
+			c.score += cfg.TopicBoost * sim(topic, c.Topic)
+		}
+		if math.IsNaN(c.score) {
+			// An entry stored from a text without letters or digits
+			// (";)") has a zero vector: near nothing.
+			c.score = 0
+		}
+		c.lexical = l.words.score(c.Experience)
+		byID[c.ID] = *c
+	}
+	slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	near := make([]int64, len(cs))
+	for i, c := range cs {
+		near[i] = c.ID
+	}
+	// The lexical leg's order, the nearer first among equals.
+	var lexical []int64
+	for _, c := range cs {
+		if c.lexical.score > 0 {
+			lexical = append(lexical, c.ID)
+		}
+	}
+	slices.SortStableFunc(lexical, func(a, b int64) int { return cmp.Compare(byID[b].lexical.score, byID[a].lexical.score) })
+	var out []candidate
+	for _, id := range search.Fuse(near, lexical) {
+		if len(out) == limit {
+			break
+		}
+		if c := byID[id]; c.score >= cfg.MinSimilarity || c.lexical.recalled(cfg.MinLexical) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Owner conditions of recallSQL on $4, a user id: the entries a user may
@@ -144,12 +290,26 @@ func recallSQL(space int32, dims, level int, exact bool, owner string) string {
 	if exact {
 		from = fmt.Sprintf(`(SELECT * FROM experiences WHERE tenant_id = $1 AND space_id = %d AND level = %d OFFSET 0) e`, space, level)
 	}
-	return fmt.Sprintf(`SELECT id, level, topic, question, answer, reason, url, visibility, coalesce(derived_from, 0),
-    1 - (embedding::vector(%[2]d) <=> $2::vector(%[2]d)) AS similarity
+	return fmt.Sprintf(`SELECT %[6]s
 FROM %[4]s
 WHERE tenant_id = $1 AND space_id = %[1]d AND level = %[3]d AND %[5]s
 ORDER BY embedding::vector(%[2]d) <=> $2::vector(%[2]d)
-LIMIT $3`, space, dims, level, from, owner)
+LIMIT $3`, space, dims, level, from, owner, candidateColumns(dims))
+}
+
+// entriesSQL reads the tenant's entries of the ids $3 in the space that the
+// user ($4) may recall, with their similarity to the vector $2.
+func entriesSQL(space int32, dims int) string {
+	return fmt.Sprintf(`SELECT %[3]s
+FROM experiences e
+WHERE tenant_id = $1 AND id = ANY($3::bigint[]) AND space_id = %[1]d AND %[2]s`, space, ownOrShared, candidateColumns(dims))
+}
+
+// candidateColumns are the columns scanCandidate reads, the similarity to
+// the vector $2 last.
+func candidateColumns(dims int) string {
+	return fmt.Sprintf(`id, level, topic, question, answer, reason, url, visibility, coalesce(derived_from, 0),
+    1 - (embedding::vector(%[1]d) <=> $2::vector(%[1]d)) AS similarity`, dims)
 }
 
 func scanCandidate(r pgx.CollectableRow) (candidate, error) {
@@ -223,7 +383,7 @@ func render(picked [4][]candidate, lang string, budget int) Recall {
 			}
 			b.WriteString(entry)
 			left -= n
-			out.Entries = append(out.Entries, Recalled{ID: c.ID, Level: c.Level, Topic: c.Topic, Score: c.score})
+			out.Entries = append(out.Entries, Recalled{ID: c.ID, Level: c.Level, Topic: c.Topic, Score: c.score, Lexical: c.lexical.score})
 		}
 	}
 	if len(out.Entries) == 0 {

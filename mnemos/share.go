@@ -47,7 +47,9 @@ SELECT id FROM done UNION ALL SELECT id FROM ins`
 	if err != nil {
 		return Experience{}, postgres.NotFound("share experience", err, yakor.Errorf(yakor.ENOTFOUND, "experience %d not found", id))
 	}
-	return s.Experience(ctx, scope, shared)
+	// The tenant's view leaves out the shared twin of an entry it sees
+	// (visible3), which the twin now is: it is read as the admin's own.
+	return s.experience(ctx, scope, shared, `$3 = ''`)
 }
 
 // personal says whether x's text may hold personal data, and what

@@ -46,6 +46,7 @@ type Store struct {
 	log     *slog.Logger
 	metrics *metrics
 	sizes   sync.Map // "tenant:level:space" → sizeEntry, for the recall path
+	common  commonStems
 }
 
 // NewStore returns a Store whose vectors live in space. reg may be nil.
@@ -85,3 +86,6 @@ func (m *metrics) merged(level int) { m.merges.WithLabelValues(strconv.Itoa(leve
 func (m *metrics) graded(score int, source string) {
 	m.grades.WithLabelValues(strconv.Itoa(score), source).Inc()
 }
+
+// Config returns the store's configuration, defaults filled in.
+func (s *Store) Config() Config { return s.cfg }

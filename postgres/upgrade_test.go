@@ -2,15 +2,10 @@ package postgres_test
 
 import (
 	"context"
-	"io/fs"
 	"testing"
-
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"yakor/account"
 	"yakor/history"
-	"yakor/migrations"
 	"yakor/postgres/pgtest"
 )
 
@@ -21,16 +16,7 @@ import (
 func TestUpkeepCursorsSeeded(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	files, err := fs.Sub(migrations.FS, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pgtest.Migrations(t, pool)
 	if _, err := p.DownTo(ctx, 18); err != nil {
 		t.Fatal(err)
 	}

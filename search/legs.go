@@ -51,11 +51,11 @@ LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
 // keywordLegSQL returns, for each stem, up to $6 messages with a word
 // starting with it, each with its full-text rank for $7 (a websearch
 // query): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id (0: all).
-// Each stem becomes the prefix query of the thread's words (migration
-// 00020), whose postings hold that thread's messages only. The thread's own
-// condition is written so that the planner cannot use it (IS TRUE): it
-// would otherwise intersect the words' postings with the thread's in
-// another index, reading all of those.
+// Each stem becomes the prefix query of the thread's words (migrations
+// 00020 and 00021), whose postings hold that thread's messages only. The
+// thread's own condition is written so that the planner cannot use it
+// (IS TRUE): it would otherwise intersect the words' postings with the
+// thread's in another index, reading all of those.
 const keywordLegSQL = `
 SELECT k.i::int, m.id, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 ELSE 0 END
 FROM websearch_to_tsquery('russian', $7) AS q(q)
@@ -64,7 +64,7 @@ CROSS JOIN LATERAL (
     SELECT id, tsv FROM messages
     WHERE tenant_id = $1 AND user_id = $2 AND (thread_id = $3) IS TRUE
       AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
-      AND yakor_thread_words(thread_id, folded) @@ (quote_literal(right($3::uuid::text, 8) || k.s) || ':*')::tsquery
+      AND yakor_thread_words(thread_id, folded) @@ yakor_word_prefix($3::uuid, k.s)
     LIMIT $6
 ) m`
 
@@ -94,7 +94,7 @@ func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyw
 		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
 			return postgres.Wrap("search: plan", err)
 		}
-		rows, err := tx.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
+		rows, err := tx.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, Stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
 		if err != nil {
 			return postgres.Wrap("search: keywords", err)
 		}
@@ -125,7 +125,7 @@ func sample(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, 
 		}
 		return all, nil
 	}
-	rows, err := db.Query(ctx, sampleSQL, scope.TenantID, scope.UserID, scope.ThreadID, stems(kws), beforeID, sampleRows)
+	rows, err := db.Query(ctx, sampleSQL, scope.TenantID, scope.UserID, scope.ThreadID, Stems(kws), beforeID, sampleRows)
 	if err != nil {
 		return nil, postgres.Wrap("search: sample", err)
 	}
@@ -190,7 +190,7 @@ func (f *found) legs(n float64) (byKeyword, byText []scored) {
 	for id, kws := range f.kws {
 		score := 0.0
 		for _, i := range kws {
-			score += idf(n, f.df[i])
+			score += IDF(n, f.df[i])
 		}
 		byKeyword = append(byKeyword, scored{id: id, score: score})
 	}
@@ -201,9 +201,10 @@ func (f *found) legs(n float64) (byKeyword, byText []scored) {
 	return top(byKeyword), top(byText)
 }
 
-// idf weighs a keyword found in df of n messages: rare words weigh more
-// (BM25's inverse document frequency, kept positive).
-func idf(n, df float64) float64 {
+// IDF weighs a keyword found in df of n texts: rare words weigh more
+// (BM25's inverse document frequency, kept positive). Search weighs its
+// keyword leg with it, and long-term memory's recall its lexical leg.
+func IDF(n, df float64) float64 {
 	return math.Log(1 + (max(n, df)-df+0.5)/(df+0.5))
 }
 
@@ -241,10 +242,11 @@ func pick(kws []words.Keyword, at []int) []words.Keyword {
 // tag that keywordLegSQL puts before a stem.
 const maxLexeme = 2046 - 8
 
-// stems returns the keywords' stems, each cut to maxLexeme at a rune
-// boundary. A stem holds only letters and digits (words.Keywords), so
-// keywordLegSQL's quoting of it needs no escapes.
-func stems(kws []words.Keyword) []string {
+// Stems returns the keywords' stems, each cut to maxLexeme at a rune
+// boundary, for the prefix queries of tagged words (yakor_word_prefix,
+// migration 00021). A stem holds only letters and digits (words.Keywords),
+// so quoting it needs no escapes.
+func Stems(kws []words.Keyword) []string {
 	out := make([]string, len(kws))
 	for i, k := range kws {
 		stem := k.Stem

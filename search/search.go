@@ -151,6 +151,24 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	return res, nil
 }
 
+// Fuse orders the ids of ranked lists (each best first) by reciprocal rank
+// fusion, as Search fuses its legs; ties go to the higher id (the newer).
+// Long-term memory's recall fuses its vector and lexical legs with it.
+func Fuse(lists ...[]int64) []int64 {
+	ranked := make([][]scored, len(lists))
+	for i, l := range lists {
+		for _, id := range l {
+			ranked[i] = append(ranked[i], scored{id: id})
+		}
+	}
+	fused := fuse(ranked...)
+	ids := make([]int64, len(fused))
+	for i, s := range fused {
+		ids[i] = s.id
+	}
+	return ids
+}
+
 // fuse merges ranked lists by reciprocal rank fusion; ties go to the newer
 // message.
 func fuse(lists ...[]scored) []scored {

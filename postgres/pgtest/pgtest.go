@@ -23,6 +23,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"yakor/migrations"
 	"yakor/postgres"
@@ -265,4 +267,18 @@ func DataDir(tb testing.TB) string {
 		}
 	}
 	return filepath.Join(dir, "data")
+}
+
+// Migrations returns a goose provider of the migrations on pool's
+// database, for tests of an upgrade: take it down to a version, fill it as
+// it was, and bring it up again.
+func Migrations(tb testing.TB, pool *pgxpool.Pool) *goose.Provider {
+	tb.Helper()
+	db := stdlib.OpenDBFromPool(pool)
+	tb.Cleanup(func() { db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	if err != nil {
+		tb.Fatalf("pgtest: migrations: %v", err)
+	}
+	return p
 }
