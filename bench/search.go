@@ -102,11 +102,12 @@ type searchCorpus struct {
 }
 
 // measure runs queries searches on the big thread and as many on random
-// small threads, with history search as app.New builds it from cfg (on the
-// owner's pool, without the semantic leg: the corpus has no embeddings).
+// small threads, with history search as app.New builds it from cfg, as the
+// service role under row-level security, as yakor serve runs it (without
+// the semantic leg: the corpus has no embeddings).
 func (c *searchCorpus) measure(ctx context.Context, cfg app.Config, log *slog.Logger, queries int, stderr io.Writer) (searchResult, error) {
 	cfg.SearchSemantic = false
-	a, err := newApp(ctx, cfg, log, c.db.Database, app.WithTenantDB(c.db.Owner), app.WithLocalScope(c.bigScope), app.WithInlineJobs())
+	a, err := newApp(ctx, cfg, log, c.db.Database, app.WithLocalScope(c.bigScope), app.WithInlineJobs())
 	if err != nil {
 		return searchResult{}, err
 	}
@@ -124,7 +125,7 @@ func (c *searchCorpus) measure(ctx context.Context, cfg app.Config, log *slog.Lo
 		hits := 0
 		for i := range queries + 20 {
 			scope := pick()
-			res, err := a.Searcher.Search(ctx, scope, c.words.query(rng), search.Options{})
+			res, err := a.Searcher.Search(yakor.WithTenant(ctx, scope.TenantID), scope, c.words.query(rng), search.Options{})
 			if err != nil {
 				return searchThreads{}, err
 			}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"yakor"
 	"yakor/llm"
@@ -278,7 +277,7 @@ func TestRecallLexicalPlan(t *testing.T) {
 	if _, err := f.pool.Exec(ctx, `ANALYZE experiences`); err != nil {
 		t.Fatal(err)
 	}
-	plans := f.explainNested(t, a, func(conn *pgx.Conn) error {
+	plans := pgtest.ExplainNested(t, f.pool, a.TenantID, func(conn *pgx.Conn) error {
 		_, err := conn.Exec(ctx, mnemos.LexicalSQL, a.TenantID, mnemos.L1, space, a.UserID, []string{"рояль", "доставк", "казан"}, 50)
 		return err
 	})
@@ -290,36 +289,4 @@ func TestRecallLexicalPlan(t *testing.T) {
 			t.Errorf("recalled %v, want the grand piano's example %d first", got, note.ID)
 		}
 	}
-}
-
-// explainNested runs fn on a connection of the service role in scope's
-// tenant, with auto_explain sending the plan of every statement, functions'
-// too, to the client, and returns the plans.
-func (f *serviceFixture) explainNested(t *testing.T, scope yakor.Scope, fn func(conn *pgx.Conn) error) string {
-	t.Helper()
-	ctx := context.Background()
-	var plans strings.Builder
-	cc := f.pool.Config().ConnConfig.Copy()
-	cc.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { plans.WriteString(n.Message + "\n") }
-	conn, err := pgx.ConnectConfig(ctx, cc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, q := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`, `SET auto_explain.log_nested_statements = on`,
-		`SET client_min_messages = log`, `SET ROLE ` + postgres.ServiceRole, `BEGIN`} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if _, err := conn.Exec(ctx, `SELECT set_config('`+postgres.TenantSetting+`', $1, true)`, scope.TenantID); err != nil {
-		t.Fatal(err)
-	}
-	if err := fn(conn); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
-		t.Fatal(err)
-	}
-	return plans.String()
 }

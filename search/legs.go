@@ -51,22 +51,11 @@ LEFT JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
 // keywordLegSQL returns, for each stem, up to $6 messages with a word
 // starting with it, each with its full-text rank for $7 (a websearch
 // query): $1 tenant, $2 user, $3 thread, $4 stems, $5 before id (0: all).
-// Each stem becomes the prefix query of the thread's words (migrations
-// 00020 and 00021), whose postings hold that thread's messages only. The
-// thread's own condition is written so that the planner cannot use it
-// (IS TRUE): it would otherwise intersect the words' postings with the
-// thread's in another index, reading all of those.
-const keywordLegSQL = `
-SELECT k.i::int, m.id, CASE WHEN m.tsv @@ q.q THEN ts_rank(m.tsv, q.q)::float8 ELSE 0 END
-FROM websearch_to_tsquery('russian', $7) AS q(q)
-CROSS JOIN unnest($4::text[]) WITH ORDINALITY AS k(s, i)
-CROSS JOIN LATERAL (
-    SELECT id, tsv FROM messages
-    WHERE tenant_id = $1 AND user_id = $2 AND (thread_id = $3) IS TRUE
-      AND ($5::bigint = 0 OR id < $5) AND kind <> 'summary' AND superseded_at IS NULL
-      AND yakor_thread_words(thread_id, folded) @@ yakor_word_prefix($3::uuid, k.s)
-    LIMIT $6
-) m`
+// Each stem becomes the prefix query of the thread's words, whose postings
+// hold that thread's messages only. The function (migration 00022) reads
+// the index as the tables' owner: under row-level security the planner may
+// not use it for the text search operator.
+const keywordLegSQL = `SELECT kw, id, rank FROM yakor_thread_word_matches($1, $2, $3, $4, $5, $6, $7)`
 
 type scored struct {
 	id    int64
@@ -90,9 +79,6 @@ func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyw
 		rare, err := sample(ctx, tx, scope, kws, count, beforeID, f)
 		if err != nil || len(rare) == 0 {
 			return err
-		}
-		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
-			return postgres.Wrap("search: plan", err)
 		}
 		rows, err := tx.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, Stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
 		if err != nil {
