@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -220,8 +221,16 @@ func rankingCases(t *testing.T, f *fixture, scope yakor.Scope, ids []int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) != 2 || !res.Hits[0].Neighbour || res.Hits[0].MessageID != ids[42] || res.Hits[1].MessageID != ids[43] {
+	// The short hit brings the question it answers; the budget left brings
+	// the message after it too, last.
+	if len(res.Hits) != 3 || !res.Hits[0].Neighbour || res.Hits[0].MessageID != ids[42] || res.Hits[1].MessageID != ids[43] ||
+		!res.Hits[2].Neighbour || res.Hits[2].MessageID != ids[44] {
 		t.Fatalf("Tuesday: %+v", res.Hits)
+	}
+	// The messages around the hits take only what budget is left.
+	tight := utf8.RuneCountInString(res.Hits[0].Content + res.Hits[1].Content)
+	if got, err := f.searcher.Search(context.Background(), scope, "Tuesday", search.Options{Budget: tight}); err != nil || len(got.Hits) != 2 || got.Chars > tight {
+		t.Fatalf("Tuesday within %d characters: %+v, %v", tight, got.Hits, err)
 	}
 	if res.Hits[1].CreatedAt.IsZero() || res.Hits[1].Role != "assistant" {
 		t.Fatalf("hit lacks its date or author: %+v", res.Hits[1])
