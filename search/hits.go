@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"yakor"
+	"yakor/llm"
 	"yakor/postgres"
 )
 
@@ -49,7 +50,15 @@ LEFT JOIN LATERAL (
     ` + postgres.OldestFirst + ` LIMIT 1
 ) x ON true`
 
-// readHits reads the ranked messages with their neighbours, by id.
+// canned reports whether h is a reply of the offline model, which only
+// quotes the conversation back: a search finds the message it quotes
+// instead, and does not spend its budget twice.
+func canned(h Hit) bool {
+	return h.Role == "assistant" && llm.IsOfflineReply(h.Content)
+}
+
+// readHits reads the ranked messages with their neighbours, by id; the
+// offline model's replies among them are left out (canned).
 func (s *Searcher) readHits(ctx context.Context, scope yakor.Scope, ranked []scored, opt Options) (map[int64]hitGroup, error) {
 	ids := make([]int64, len(ranked))
 	for i, r := range ranked {
@@ -67,6 +76,15 @@ func (s *Searcher) readHits(ctx context.Context, scope yakor.Scope, ranked []sco
 			&g.next.MessageID, &g.next.Role, &g.next.Author, &g.next.Content, &g.nc, &g.next.CreatedAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("search: read hits: %w", err)
+		}
+		if canned(g.hit) {
+			continue
+		}
+		if canned(g.prev) {
+			g.prev = Hit{}
+		}
+		if canned(g.next) {
+			g.next = Hit{}
 		}
 		found[g.hit.MessageID] = g
 	}

@@ -16,6 +16,7 @@ import (
 	"yakor/account"
 	"yakor/history"
 	"yakor/history/historytest"
+	"yakor/llm"
 	"yakor/postgres/pgtest"
 	"yakor/search"
 )
@@ -340,5 +341,31 @@ func TestIndexUsedAt100k(t *testing.T) {
 	}
 	if got := f.search(t, small, "walnut", search.Options{}); len(got) != 1 {
 		t.Fatalf("small thread: %v", got)
+	}
+}
+
+// TestSearchSkipsOfflineReplies: the offline model's replies quote the
+// conversation back; a search finds what they quote, once, and gives its
+// budget to the messages around it rather than to them.
+func TestSearchSkipsOfflineReplies(t *testing.T) {
+	f := newFixture(t, pgtest.New(t))
+	reply, err := llm.NewOffline().Complete(context.Background(), llm.Request{Messages: []llm.Message{
+		{Role: "user", Content: "The walnut worktop costs 18750."}, {Role: "user", Content: "What does the walnut worktop cost?"},
+	}})
+	if err != nil || !llm.IsOfflineReply(reply.Text) {
+		t.Fatalf("the offline reply %q, %v", reply.Text, err)
+	}
+	scope, ids := f.thread(t, f.tenant(t), "The walnut worktop costs 18750.", reply.Text, "What does the walnut worktop cost?", reply.Text)
+	res, err := f.searcher.Search(context.Background(), scope, "walnut worktop", search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.MessageID == ids[1] || h.MessageID == ids[3] {
+			t.Errorf("a search found the offline model's reply: %+v", h)
+		}
+	}
+	if len(res.Hits) != 2 || res.Hits[0].MessageID != ids[0] && res.Hits[1].MessageID != ids[0] {
+		t.Errorf("hits %+v, want the two user messages", res.Hits)
 	}
 }
