@@ -43,14 +43,20 @@ type Extraction struct {
 // fragments are dropped first, so the newest values win. DataChanged is
 // Data != "".
 //
-// Text that holds the offline model's own wording (llm.IsOfflineReply:
-// its notice that no model is configured, its quote of an earlier
-// message) gives nothing: it is Yakor's, and what it quotes was read when
-// it was said.
+// The offline model's own lines (llm.WithoutOfflineLines: its notice that
+// no model is configured, its quote of an earlier message) are read as
+// nothing: they are Yakor's, and what they quote was read when it was
+// said.
 func OfflineExtract(text string, exclude []string) Extraction {
-	if llm.IsOfflineReply(text) {
-		return Extraction{Source: SourceOffline}
-	}
+	ex := offlineData(text)
+	ex.Topic = words.Topic(llm.WithoutOfflineLines(text), exclude)
+	return ex
+}
+
+// offlineData is OfflineExtract without the topic: what the service reads
+// of a message that is not the user's, whose topic is the current one.
+func offlineData(text string) Extraction {
+	text = llm.WithoutOfflineLines(text)
 	var frags []string
 	seen := map[string]bool{}
 	for _, f := range slices.Backward(keyFragments(text)) { // the last of repeated ones stays
@@ -61,12 +67,7 @@ func OfflineExtract(text string, exclude []string) Extraction {
 	}
 	slices.Reverse(frags)
 	data := fitFragments(frags, MaxData)
-	return Extraction{
-		Topic:       words.Topic(text, exclude),
-		Data:        data,
-		DataChanged: data != "",
-		Source:      SourceOffline,
-	}
+	return Extraction{Data: data, DataChanged: data != "", Source: SourceOffline}
 }
 
 // hasKeyData reports whether a fragment carries key data (see

@@ -22,6 +22,9 @@ func keyFragments(text string) []string {
 	var header []string
 	for i, line := range lines {
 		line = strings.TrimSpace(line)
+		if line == "" {
+			list = false // a blank line ends the list a lead-in opened
+		}
 		if !strings.HasPrefix(line, "|") {
 			header = nil
 			for _, s := range words.Sentences(line) {

@@ -89,7 +89,8 @@ func TestOfflineExtractSkipsOfflineReplies(t *testing.T) {
 		{"Прайс: доска 3400 руб, панель 1250 руб", "Сколько стоит доска?"},
 		{"Итого по прайсу: 4650 руб", "Напомни итого"},
 	} {
-		msgs := []llm.Message{{Role: "user", Content: tc.list}, {Role: "assistant", Content: "Ok."}, {Role: "user", Content: tc.question}}
+		// The conversation's first reply: its notice, then its quote.
+		msgs := []llm.Message{{Role: "user", Content: tc.list}, {Role: "user", Content: tc.question}}
 		res, err := llm.NewOffline().Complete(context.Background(), llm.Request{Messages: msgs})
 		if err != nil {
 			t.Fatal(err)
@@ -98,6 +99,9 @@ func TestOfflineExtractSkipsOfflineReplies(t *testing.T) {
 			t.Fatalf("the offline reply does not quote the price list, the test tests nothing: %q", res.Text)
 		}
 		_, body, _ := strings.Cut(res.Text, "\n\n")
+		if body == "" {
+			t.Fatalf("the offline reply has no notice to leave out, the test tests half: %q", res.Text)
+		}
 		for _, reply := range []string{res.Text, body} {
 			if got := anchors.OfflineExtract(reply, nil); got != (anchors.Extraction{Source: anchors.SourceOffline}) {
 				t.Errorf("OfflineExtract(%q) = %+v, want nothing", reply, got)
@@ -106,5 +110,26 @@ func TestOfflineExtractSkipsOfflineReplies(t *testing.T) {
 		if got := anchors.OfflineExtract(tc.list, nil); got.Topic == "" || got.Data == "" {
 			t.Errorf("OfflineExtract(%q) = %+v, want its topic and data", tc.list, got)
 		}
+	}
+}
+
+// TestOfflineExtractListEnds: a lead-in alone on its line opens a list
+// whose items are key data; a blank line ends it, and a later sentence
+// with numbers that is no price is not taken for one.
+func TestOfflineExtractListEnds(t *testing.T) {
+	t.Parallel()
+	got := anchors.OfflineExtract("Прайс:\n- ЛДСП 3400\n- ДВП 910\n\nУ нас 3 детей и 2 собаки.", nil)
+	if !strings.Contains(got.Data, "3400") || !strings.Contains(got.Data, "910") || strings.Contains(got.Data, "собак") {
+		t.Errorf("data %q, want the list's two prices alone", got.Data)
+	}
+}
+
+// TestOfflineExtractKeepsTheUsersLines: a user's message that holds a
+// line of the offline model's wording keeps its own lines' data.
+func TestOfflineExtractKeepsTheUsersLines(t *testing.T) {
+	t.Parallel()
+	got := anchors.OfflineExtract("Noted.\nPrice list for the kitchen: oak board 3400 per sheet", nil)
+	if !strings.Contains(got.Data, "3400") {
+		t.Errorf("data %q, want the price list's", got.Data)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestOfflineConversationKeepsNoBoilerplate: a 200-turn conversation with
-// the offline model, whose every reply opens with its notice and quotes an
+// the offline model, whose first reply opens with its notice and whose replies quote an
 // earlier message (price lists among them), anchored offline: no anchor's
 // topic or data, and no decision's topic, holds the offline model's
 // wording, and the price lists' figures are kept from the user's messages.

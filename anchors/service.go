@@ -168,10 +168,10 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 		if ex, err = s.extractHelper(ctx, m, current); err != nil {
 			s.fallbacks.Inc()
 			s.log.WarnContext(ctx, "helper topic extraction failed; using the offline extractor", "message", m.ID, "err", err)
-			ex = OfflineExtract(m.Content, authors)
+			ex = offlineRead(m, authors)
 		}
 	default:
-		ex = OfflineExtract(m.Content, authors)
+		ex = offlineRead(m, authors)
 	}
 	if m.Role != "user" {
 		ex.Topic = ""
@@ -180,6 +180,15 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 		}
 	}
 	return ex
+}
+
+// offlineRead reads m with no model: a user's message whole, another's
+// for its data only (its topic is the current one).
+func offlineRead(m message, authors []string) Extraction {
+	if m.Role == "user" {
+		return OfflineExtract(m.Content, authors)
+	}
+	return offlineData(m.Content)
 }
 
 const helperPrompt = `You track the topics of a conversation. Read the message and answer with one JSON object and nothing else:

@@ -104,7 +104,7 @@ var (
 // nothing. A later candidate replaces an earlier one of the same slot or
 // text. Only the message's first 6000 runes are read, as by Request.
 func Offline(message string, at time.Time) (cands []Candidate, forget []string) {
-	message = factOwnLines(cut(message, factsMessageRunes))
+	message = llm.WithoutOfflineLines(cut(message, factsMessageRunes))
 	o := offline{lang: words.Lang(message), at: at}
 	for _, s := range factSentences(message) {
 		cs, f := o.sentence(factFillerRe.ReplaceAllString(s, ""))
@@ -126,17 +126,6 @@ func Offline(message string, at time.Time) (cands []Candidate, forget []string) 
 type offline struct {
 	lang string
 	at   time.Time
-}
-
-// factOwnLines is msg without the offline model's own lines.
-func factOwnLines(msg string) string {
-	var b strings.Builder
-	for line := range strings.Lines(msg) {
-		if !llm.IsOfflineLine(line) {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
 }
 
 // factSentences splits a message into trimmed sentences, terminators kept.
@@ -278,9 +267,6 @@ func (o offline) rules(s string) []Candidate {
 // dated is text, kept as said, ending with the day it was said when it
 // names a day relative to it (and that day is known).
 func (o offline) dated(text string) string {
-	if o.at.IsZero() || !words.HasRelativeDay(text) {
-		return text
-	}
 	return text + history.SaidOn(text, o.at)
 }
 

@@ -116,7 +116,10 @@ func factMentions(s string) []factMention {
 	var out []factMention
 	for i := 0; i < len(toks); i++ {
 		explicit := factVersionWord(toks[i])
-		at := i + boolInt(explicit)
+		at := i
+		if explicit {
+			at++
+		}
 		name, slot, n := factProductAt(toks, at, explicit)
 		if n == 0 {
 			continue
@@ -318,12 +321,4 @@ func (o offline) migration(s string, ms []factMention, move int) (Candidate, boo
 	}
 	c.Text = factSentence(c.Text)
 	return c, true
-}
-
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

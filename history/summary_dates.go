@@ -16,11 +16,15 @@ import (
 // sumWeekdaysRU are the Russian short weekday names, Sunday first.
 var sumWeekdaysRU = [7]string{"вс", "пн", "вт", "ср", "чт", "пт", "сб"}
 
-// SaidOn is what a dated text (a summary's item, a fact) ends with: the
-// day (UTC) it was said, with its weekday so that "on Saturday" can be
-// resolved, in the text's language: " (said on Fri 2026-11-27)",
-// " (сказано в пт 2026-11-27)".
+// SaidOn is what a text (a summary's item, a fact) said at at ends with
+// when it names a day relative to when it was said: that day (UTC), with
+// its weekday so that "on Saturday" can be resolved, in the text's
+// language: " (said on Fri 2026-11-27)", " (сказано в пт 2026-11-27)".
+// It is "" for a text that names no such day, or when at is unknown.
 func SaidOn(item string, at time.Time) string {
+	if at.IsZero() || !words.HasRelativeDay(item) {
+		return ""
+	}
 	at = at.UTC()
 	if words.Lang(item) == "ru" {
 		return " (сказано в " + sumWeekdaysRU[at.Weekday()] + " " + at.Format("2006-01-02") + ")"
@@ -35,9 +39,6 @@ var sumStampRE = regexp.MustCompile(` \((said on \w+|сказано в \pL+) \d{
 // when it names a day relative to when it was said (and at is known),
 // dated with SaidOn within that length.
 func sumItem(s string, at time.Time) string {
-	if at.IsZero() || !words.HasRelativeDay(s) {
-		return sumClip(s, sumItemRunes)
-	}
 	stamp := SaidOn(s, at)
 	return sumClip(s, sumItemRunes-utf8.RuneCountInString(stamp)) + stamp
 }

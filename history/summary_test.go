@@ -57,6 +57,8 @@ func TestCheapPass(t *testing.T) {
 		{"duplicate dropped", conv("user: Same   text ", "assistant: other", "user:  Same text"), []int64{1, 2},
 			[]string{"Same   text ", "other"}, 10},
 		{"nothing to do", conv("user: a", "assistant: b"), []int64{1, 2}, []string{"a", "b"}, 0},
+		{"the offline model's reply dropped", conv("user: Board 3400", "assistant: You said earlier: «Board 3400»"), []int64{1},
+			[]string{"Board 3400"}, utf8.RuneCountInString("You said earlier: «Board 3400»")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -224,6 +224,18 @@ func IsOfflineReply(text string) bool {
 	return false
 }
 
+// WithoutOfflineLines is text without the offline reply's own lines
+// (IsOfflineLine): what a reader of the memory may take from it.
+func WithoutOfflineLines(text string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		if !IsOfflineLine(line) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // IsOfflineLine reports whether line is one of the offline reply's own
 // lines (see IsOfflineReply), in either language. The fact extractor uses
 // it to keep Yakor's own wording, and the messages it quotes, out of what

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -9,9 +10,10 @@ import (
 
 // figureWords ask for a figure rather than name a subject: a passage that
 // holds only them does not answer, and one that holds a digit answers them
-// better. Their stems are matched (words.Keywords).
-var figureWords = "cost costs price prices priced much many total sum amount rate fee charge " +
-	"стоит стоят стоимость цена цены цену сколько сумма итог тариф ставка"
+// better. Their stems are matched (words.Keywords), and the words
+// themselves, since some of them are stop words ("сколько", "much").
+var figureWords = strings.Fields("cost costs price prices priced much many total sum amount rate fee charge " +
+	"стоит стоят стоимость цена цены цену сколько сумма итог тариф ставка")
 
 // askWords start a message that asks without a question mark.
 var askWords = []string{"remind", "recall", "tell", "напомни", "напомните", "подскажи", "подскажите", "скажи", "скажите"}
@@ -27,7 +29,7 @@ type ask struct {
 
 var figureStems = func() map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.Fields(figureWords) {
+	for _, w := range figureWords {
 		for _, k := range words.Keywords(w, nil) {
 			out[k.Stem] = true
 		}
@@ -55,7 +57,7 @@ func newAsk(q string) ask {
 		}
 	}
 	for _, w := range f {
-		a.figure = a.figure || strings.Contains(" "+figureWords+" ", " "+w+" ")
+		a.figure = a.figure || slices.Contains(figureWords, w)
 	}
 	return a
 }

@@ -36,7 +36,6 @@ type passage struct {
 	role   string // a window message's role
 	text   string // what is quoted
 	fields []string
-	order  int // later is newer; the window comes after the head's layers
 }
 
 // passages splits what the prompt shows before the question (msgs[:qi])
@@ -50,7 +49,7 @@ func passages(msgs []Message, qi int, q string) []passage {
 		if text == "" || text == q {
 			return
 		}
-		out = append(out, passage{from: from, role: role, text: text, fields: words.Fields(text), order: len(out)})
+		out = append(out, passage{from: from, role: role, text: text, fields: words.Fields(text)})
 	}
 	for _, m := range msgs[:qi] {
 		content := strings.TrimSpace(m.Content)
@@ -118,7 +117,9 @@ func studyNotes(block string) []string {
 
 // sentences splits a message into its lines and, within a line, its
 // sentences: a '.', '!' or '?' followed by a space and a capital letter or
-// a digit ends one. A line of a list or a table stays whole.
+// a digit ends one. A line of a list or a table stays whole: unlike
+// words.Sentences, which anchors' key data read fragment by fragment, ';'
+// and '|' do not split, so a quoted price line keeps its items together.
 func sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {

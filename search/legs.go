@@ -62,27 +62,23 @@ type scored struct {
 	score float64
 }
 
-// legs finds a thread's candidates in one transaction and ranks them by
-// both legs: the keywords' weights and the full-text rank. In a thread big
-// enough to have them, the newest messages are read first (sampleSQL) to
-// find the keywords common in the thread (commonDF): their matches come
-// from that sample, and their words stay out of the full-text rank, where
-// they would only outrank the rare words' matches with their own. The
-// other keywords go through the thread's words index with plain index
-// scans off: each reads at most keywordCap messages, and with that LIMIT in
-// view the planner likes to walk a btree in id order and filter, hoping to
-// stop early; for a rare word it then reads the whole thread (a
-// 100,000-message thread: up to a second).
+// legs finds a thread's candidates and ranks them by both legs: the
+// keywords' weights and the full-text rank. In a thread big enough to have
+// them, the newest messages are read first (sampleSQL) to find the keywords
+// common in the thread (commonDF): their matches come from that sample, and
+// their words stay out of the full-text rank, where they would only outrank
+// the rare words' matches with their own. The other keywords go through the
+// thread's words index (keywordLegSQL), at most keywordCap messages each.
 func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyword, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	f := newFound(len(kws))
-	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		rare, err := sample(ctx, tx, scope, kws, count, beforeID, f)
-		if err != nil || len(rare) == 0 {
-			return err
-		}
-		rows, err := tx.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, Stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
+	rare, err := sample(ctx, s.db, scope, kws, count, beforeID, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rare) > 0 {
+		rows, err := s.db.Query(ctx, keywordLegSQL, scope.TenantID, scope.UserID, scope.ThreadID, Stems(pick(kws, rare)), beforeID, keywordCap, tsQuery(pick(kws, rare)))
 		if err != nil {
-			return postgres.Wrap("search: keywords", err)
+			return nil, nil, postgres.Wrap("search: keywords", err)
 		}
 		var kw int32
 		var id int64
@@ -91,10 +87,9 @@ func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, kws []words.Keyw
 			f.add(id, rare[kw-1], rank)
 			return nil
 		})
-		return postgres.Wrap("search: keywords", err)
-	})
-	if err != nil {
-		return nil, nil, err
+		if err != nil {
+			return nil, nil, postgres.Wrap("search: keywords", err)
+		}
 	}
 	byKeyword, byText = f.legs(float64(count))
 	return byKeyword, byText, nil

@@ -1,10 +1,7 @@
 package web_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,22 +23,7 @@ import (
 func TestPINScenario(t *testing.T) {
 	// A model that answers from what its prompt holds (the offline
 	// model's quotes are no one's answers and are never kept as lessons).
-	fake := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct{ Messages []struct{ Content string } }
-		_ = json.Unmarshal(body, &req)
-		reply := "I do not know that."
-		switch {
-		case !strings.Contains(req.Messages[len(req.Messages)-1].Content, "?"):
-			reply = "Noted, I will keep it."
-		case bytes.Contains(body, []byte("9931")):
-			reply = "Your bank PIN is 9931."
-		case bytes.Contains(body, []byte("4417")):
-			reply = "The card ending in 4417 is the debit one."
-		}
-		streamChunks(w, []string{reply}, false)
-	})
-	s := newStack(t, stackOptions{model: fake.model(), keys: true, cfg: turn.Config{AnchorMode: turn.AnchorSync}})
+	s := newStack(t, stackOptions{model: recallingModel(t), keys: true, cfg: turn.Config{AnchorMode: turn.AnchorSync}})
 	_, alice := mustKey(t, s, account.NewKey{Tenant: "acme", User: "alice", RatePerMinute: 60000})
 	_, bob := mustKey(t, s, account.NewKey{Tenant: "acme", User: "bob", RatePerMinute: 60000})
 	_, admin := mustKey(t, s, account.NewKey{Tenant: "acme", User: "ops", Role: account.RoleAdmin, RatePerMinute: 60000})

@@ -226,10 +226,11 @@ func dayEnd(toks []dayTok, i int, today time.Time) (Day, int) {
 	if slices.Contains([]string{"the", "this"}, dayWord(toks, j)) {
 		j++
 	}
-	next := dayModifier(dayWord(toks, j)) == "next"
-	if dayModifier(dayWord(toks, j)) != "" {
+	mod := dayModifier(dayWord(toks, j))
+	if mod != "" {
 		j++
 	}
+	shift := map[string]int{"next": 1, "last": -1}[mod] // periods ahead of this one
 	w := dayWord(toks, j)
 	if m, ok := dayMonths[w]; ok {
 		last := dayYear(today, m, 1, 0)
@@ -243,39 +244,31 @@ func dayEnd(toks []dayTok, i int, today time.Time) (Day, int) {
 	case w == "day" || w == "дня":
 		d = relative(today, 0, 0)
 	case w == "week" || dayPrefixed(w, "недел"):
-		d = relative(today, 0, 4-fromMonday(today.Weekday())+7*boolInt(next))
-		if !today.IsZero() && !next && fromMonday(today.Weekday()) > 4 {
+		d = relative(today, 0, 4-fromMonday(today.Weekday())+7*shift)
+		if !today.IsZero() && shift == 0 && fromMonday(today.Weekday()) > 4 {
 			d.Date = time.Time{} // "end of the week" said on a weekend
 		}
 	case w == "month" || dayPrefixed(w, "месяц"):
-		d = dayPeriodEnd(today, 1+boolInt(next), 1)
+		d = dayPeriodEnd(today, 1, shift)
 	case w == "quarter" || dayPrefixed(w, "квартал"):
-		d = dayPeriodEnd(today, 3+3*boolInt(next), 3)
+		d = dayPeriodEnd(today, 3, shift)
 	case w == "year" || w == "года" || w == "году":
-		d = dayPeriodEnd(today, 12+12*boolInt(next), 12)
+		d = dayPeriodEnd(today, 12, shift)
 	default:
 		return Day{}, 0
 	}
 	return d, j + 1 - i
 }
 
-// dayPeriodEnd is the day before the first day of today's period of span
-// months (1, 3, 12) plus ahead months: the last day of this period for
-// ahead = span, of the next one for 2·span.
-func dayPeriodEnd(today time.Time, ahead, span int) Day {
+// dayPeriodEnd is the last day of the period of span months (1, 3, 12)
+// that is shift periods from today's: this one for 0, the next for 1, the
+// last for -1.
+func dayPeriodEnd(today time.Time, span, shift int) Day {
 	if today.IsZero() {
 		return Day{Relative: true}
 	}
 	first := time.Date(today.Year(), time.Month((int(today.Month())-1)/span*span+1), 1, 0, 0, 0, 0, time.UTC)
-	return Day{Relative: true, Date: first.AddDate(0, ahead, -1)}
-}
-
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return Day{Relative: true, Date: first.AddDate(0, span*(1+shift), -1)}
 }
 
 // Dates written in digits: 2026-03-01, 01.03, 01.03.26, 01.03.2026.
@@ -294,7 +287,8 @@ func dayNumeric(toks []dayTok, i int, today time.Time) (Day, int) {
 		y, _ = strconv.Atoi(p[1])
 		m, _ = strconv.Atoi(p[2])
 		d, _ = strconv.Atoi(p[3])
-	} else if p := dayDotRe.FindStringSubmatch(toks[i].w); p != nil {
+	} else if p := dayDotRe.FindStringSubmatch(toks[i].w); p != nil && (p[3] != "" || len(p[1]) == 2) {
+		// Without a year the day takes two digits: "3.11" is a version.
 		d, _ = strconv.Atoi(p[1])
 		m, _ = strconv.Atoi(p[2])
 		if y, _ = strconv.Atoi(p[3]); y > 0 && y < 100 {
