@@ -212,10 +212,11 @@ func tableFragment(header, cells []string) string {
 func isPriceWord(w string) bool {
 	switch w {
 	case "cost", "costs", "costing", "price", "prices", "priced", "charge", "charges", "charged", "fee", "fees",
-		"pay", "pays", "paid", "budget", "salary", "rent", "rate", "стоит", "стоят", "обойдется", "обойдутся":
+		"pay", "pays", "paid", "budget", "salary", "rent", "rate", "стоит", "стоят", "обойдется", "обойдутся",
+		"цена", "цены", "цене", "цену", "ценой", "цен", "ценам", "ценами", "ценах": // not "центр", "ценность"
 		return true
 	}
-	for _, p := range []string{"стоил", "стоимост", "цен", "бюджет", "оплат", "аренд", "зарплат", "курс", "ставк", "тариф"} {
+	for _, p := range []string{"стоил", "стоимост", "бюджет", "оплат", "аренд", "зарплат", "курс", "ставк", "тариф"} {
 		if strings.HasPrefix(w, p) {
 			return true
 		}

@@ -133,3 +133,19 @@ func TestOfflineExtractKeepsTheUsersLines(t *testing.T) {
 		t.Errorf("data %q, want the price list's", got.Data)
 	}
 }
+
+// TestOfflineExtractPriceWords: "цена" in its forms speaks of a price;
+// "центр" and "ценность", which start alike, do not.
+func TestOfflineExtractPriceWords(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"Цена за лист 3400":           true,
+		"По ценам поставщика 3400":    true,
+		"Торговый центр на 5 этажей.": false,
+		"Ценность 5":                  false,
+	} {
+		if got := anchors.OfflineExtract(text, nil).Data != ""; got != want {
+			t.Errorf("OfflineExtract(%q) has data: %v, want %v", text, got, want)
+		}
+	}
+}
