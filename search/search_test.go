@@ -17,6 +17,7 @@ import (
 	"yakor/history"
 	"yakor/history/historytest"
 	"yakor/llm"
+	"yakor/postgres"
 	"yakor/postgres/pgtest"
 	"yakor/search"
 )
@@ -367,5 +368,53 @@ func TestSearchSkipsOfflineReplies(t *testing.T) {
 	}
 	if len(res.Hits) != 2 || res.Hits[0].MessageID != ids[0] && res.Hits[1].MessageID != ids[0] {
 		t.Errorf("hits %+v, want the two user messages", res.Hits)
+	}
+}
+
+// TestKeywordLegNamesItsTenant: the service role reads the words index
+// (through its owner's function) only for the tenant its transaction
+// names: with none named, or another named, it learns nothing, not even
+// which ids hold a word.
+func TestKeywordLegNamesItsTenant(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, pgtest.New(t))
+	scope, _ := f.thread(t, f.tenant(t), "The walnut worktop costs 18750.")
+	other := f.tenant(t)
+	conn, err := f.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	count := func(tenant string) int {
+		t.Helper()
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		if _, err := tx.Exec(ctx, `SET LOCAL ROLE `+postgres.ServiceRole); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT set_config('`+postgres.TenantSetting+`', $1, true)`, tenant); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM (`+search.KeywordLegSQL+`) m`, scope.TenantID, scope.UserID, scope.ThreadID, []string{"walnut"}, int64(0), 10, "walnut").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(scope.TenantID); n != 1 {
+		t.Fatalf("the thread's own tenant finds %d, want 1", n)
+	}
+	if n := count(""); n != 0 {
+		t.Errorf("no tenant named finds %d, want 0", n)
+	}
+	if n := count(other.TenantID); n != 0 {
+		t.Errorf("another tenant named finds %d, want 0", n)
+	}
+	// The owner, whom row-level security does not hold, may ask unnamed.
+	if got := f.search(t, scope, "walnut", search.Options{}); len(got) != 1 {
+		t.Errorf("the owner's search: %v", got)
 	}
 }
