@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"yakor"
 
 	"github.com/jackc/pgx/v5"
 
@@ -61,7 +62,8 @@ func readFound(rows pgx.Rows, keywords int) (found, error) {
 	return f, err
 }
 
-// commonStems remembers, for each tenant, level and space, the stems a
+// commonStems remembers, for each viewer (a tenant's user, whose own
+// entries beside the shared ones a read counts), level and space, the stems a
 // lexical read found in lexicalCap entries or more: for commonFor, later
 // recalls do not read their postings again (every one of them, however
 // many: a word in a tenth of 100,000 examples costs milliseconds), and weigh
@@ -77,16 +79,16 @@ const (
 	commonMax = 100_000
 )
 
-func commonKey(tenant string, level int, space int32, stem string) string {
-	return fmt.Sprintf("%s:%d:%d:%s", tenant, level, space, stem)
+func commonKey(viewer yakor.Scope, level int, space int32, stem string) string {
+	return fmt.Sprintf("%s:%s:%d:%d:%s", viewer.TenantID, viewer.UserID, level, space, stem)
 }
 
 // toRead returns stems with the ones known to be common at the level
 // blanked: lexicalSQL skips them.
-func (c *commonStems) toRead(tenant string, level int, space int32, stems []string) []string {
+func (c *commonStems) toRead(viewer yakor.Scope, level int, space int32, stems []string) []string {
 	out := slices.Clone(stems)
 	for i, stem := range stems {
-		if at, ok := c.seen.Load(commonKey(tenant, level, space, stem)); ok && time.Since(at.(time.Time)) < commonFor {
+		if at, ok := c.seen.Load(commonKey(viewer, level, space, stem)); ok && time.Since(at.(time.Time)) < commonFor {
 			out[i] = ""
 		}
 	}
@@ -95,17 +97,16 @@ func (c *commonStems) toRead(tenant string, level int, space int32, stems []stri
 
 // learn remembers the stems read (read: toRead's result) that found
 // lexicalCap entries, and counts the ones not read as common in f.
-func (c *commonStems) learn(tenant string, level int, space int32, read []string, f *found) {
+func (c *commonStems) learn(viewer yakor.Scope, level int, space int32, read []string, f *found) {
 	for i, stem := range read {
 		switch {
 		case stem == "":
 			f.df[i] = lexicalCap
 		case f.df[i] >= lexicalCap:
-			if c.n.Add(1) > commonMax {
+			if _, again := c.seen.Swap(commonKey(viewer, level, space, stem), time.Now()); !again && c.n.Add(1) > commonMax {
 				c.seen.Clear()
-				c.n.Store(1)
+				c.n.Store(0)
 			}
-			c.seen.Store(commonKey(tenant, level, space, stem), time.Now())
 		}
 	}
 }
@@ -127,7 +128,7 @@ type weigher struct {
 func newWeigher(stems []string, f found, n int) weigher {
 	w := weigher{stems: stems, f: f, weight: make([]float64, len(f.df))}
 	for i, df := range f.df {
-		w.weight[i] = search.IDF(float64(max(n, df)), float64(max(df, 1)))
+		w.weight[i] = search.IDF(float64(n), float64(max(df, 1)))
 		w.total += w.weight[i]
 	}
 	return w

@@ -119,7 +119,7 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 			return Recall{}, postgres.Wrap("recall", err)
 		}
 		if len(q.stems) > 0 {
-			q.read[level] = s.common.toRead(scope.TenantID, level, space, q.stems)
+			q.read[level] = s.common.toRead(scope, level, space, q.stems)
 		}
 	}
 	got, err := s.recallLegs(ctx, q)
@@ -165,7 +165,7 @@ func (s *Store) recallLegs(ctx context.Context, q recallQuery) ([4]legs, error) 
 		return out, err
 	}
 	for level := L1; level <= L3 && len(q.stems) > 0; level++ {
-		s.common.learn(q.scope.TenantID, level, q.space, q.read[level], &fs[level])
+		s.common.learn(q.scope, level, q.space, q.read[level], &fs[level])
 		out[level].words = newWeigher(q.stems, fs[level], q.sizes[level].n)
 	}
 	// The lexical leg's best that the vector leg did not hand on: twice as

@@ -50,6 +50,21 @@ func dayHeadings(now time.Time, ago int) (at time.Time, en, ru string) {
 	return at, at.Format("January 2, 2006"), fmt.Sprintf("%d %s %d г.", at.Day(), ruMonths[at.Month()-1], at.Year())
 }
 
+// dayAwayFromMidnight is the time in loc, after waiting, when it is close
+// to midnight there, until a minute past it: the test's days must not
+// change while it runs.
+func dayAwayFromMidnight(loc *time.Location) time.Time {
+	now := time.Now().In(loc)
+	y, m, d := now.Date()
+	next := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+	if since := now.Sub(time.Date(y, m, d, 0, 0, 0, 0, loc)); since < time.Minute {
+		time.Sleep(time.Minute - since)
+	} else if until := next.Sub(now); until < 2*time.Minute {
+		time.Sleep(until + time.Minute)
+	}
+	return time.Now().In(loc)
+}
+
 // TestBrowserThreadDays: the sidebar groups conversations by the day they
 // were last written, in the page's time zone: Today, Yesterday, the
 // weekday within the last week, then the date (with the year for another
@@ -62,7 +77,7 @@ func TestBrowserThreadDays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().In(loc)
+	now := dayAwayFromMidnight(loc)
 	var threads []dayThread
 	for _, ago := range []int{0, 0, 1, 3, 10, 400} {
 		at, en, ru := dayHeadings(now, ago)
