@@ -109,7 +109,7 @@ func (s *Store) extractBatch(ctx context.Context, scope yakor.Scope, upTo int64,
 			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO fact_cursors (tenant_id, thread_id, through_id) VALUES ($1, $2, $3)
-ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_id, updated_at = now()`, scope.TenantID, scope.ThreadParam(), through)
+ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = excluded.through_id, updated_at = excluded.updated_at`, scope.TenantID, scope.ThreadParam(), through)
 		return err
 	})
 	if errors.Is(err, errCursorMoved) {

@@ -65,9 +65,11 @@ func (s *Store) WriteSummary(ctx context.Context, scope yakor.Scope, through int
 		return Message{}, false, err
 	}
 	clientID := "summary:" + strconv.FormatInt(through, 10)
+	// VALUES, not a SELECT of the thread's row: Citus runs an INSERT …
+	// SELECT that makes identities through the coordinator, over every
+	// shard. The thread's key holds the row to a thread of the tenant.
 	const q = `INSERT INTO messages (tenant_id, user_id, thread_id, role, kind, content, client_id, summary_through)
-SELECT tenant_id, user_id, id, 'system', 'summary', $4, $5, $6 FROM threads
-WHERE tenant_id = $1 AND user_id = $2 AND id = $3
+VALUES ($1, $2, $3, 'system', 'summary', $4, $5, $6)
 ON CONFLICT (tenant_id, thread_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
 RETURNING ` + messageColumns
 	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), text, clientID, through)

@@ -120,6 +120,13 @@ func (s *Service) DeleteUser(ctx context.Context, scope yakor.Scope, userID stri
 		if err := tx.QueryRow(ctx, `SELECT name, external_id FROM users WHERE tenant_id = $1 AND id::text = $2`, scope.TenantID, userID).Scan(&name, &external); err != nil {
 			return postgres.NotFound("find user", err, yakor.Errorf(yakor.ENOTFOUND, "user %q not found", userID))
 		}
+		// The fails a topic answered are unlinked first: a distributed
+		// schema keeps that key without its ON DELETE SET NULL (migration
+		// 00024).
+		if _, err := tx.Exec(ctx, `UPDATE research_sufler_fails SET topic_id = NULL
+WHERE tenant_id = $1 AND topic_id IN (SELECT id FROM research_topics WHERE tenant_id = $1 AND user_id::text = $2)`, scope.TenantID, userID); err != nil {
+			return fmt.Errorf("unlink fails: %w", err)
+		}
 		for _, table := range []string{"experiences", "research_articles", "research_topics", "facts", "api_keys", "threads"} {
 			if err := d.exec(ctx, tx, table, `DELETE FROM `+table+` WHERE tenant_id = $1 AND user_id::text = $2`, scope.TenantID, userID); err != nil {
 				return err

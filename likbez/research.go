@@ -59,7 +59,7 @@ func (s *Service) article(ctx context.Context, t mnemos.DueTopic, res Result) er
 	const upsert = `INSERT INTO research_articles (tenant_id, topic_id, theme, url, title, note, fetched_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (tenant_id, topic_id, url) DO UPDATE SET title = excluded.title, note = excluded.note,
-    fetched_at = excluded.fetched_at, updated_at = now()
+    fetched_at = excluded.fetched_at, updated_at = excluded.updated_at
 RETURNING id, experience_id`
 	var (
 		id      int64

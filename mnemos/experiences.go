@@ -334,9 +334,12 @@ type sizeEntry struct {
 	at       time.Time
 }
 
-// size returns the sizes of a tenant's level in a space and of the level
-// in all tenants (each counted up to what exactBelow needs), cached for a
-// minute.
+// size returns the sizes of a tenant's level in a space (counted up to
+// what exactBelow needs) and of the level's HNSW index in all tenants,
+// cached for a minute. The index's size is the planner's estimate
+// (pg_class.reltuples): a count would see only the tenant's rows under
+// row-level security, and would fan out to every shard on Citus, where the
+// coordinator's estimate is 0 (its shards' indexes are the workers').
 func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space int32) (sizeEntry, error) {
 	key := fmt.Sprintf("%s:%d:%d", tenant, level, space)
 	e, ok := s.sizes.Load(key)
@@ -344,8 +347,8 @@ func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space
 		var n, total int
 		err := db.QueryRow(ctx, `SELECT
     (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE tenant_id = $1 AND level = $2 AND space_id = $3 LIMIT $4) x),
-    (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE level = $2 AND space_id = $3 LIMIT $5) y)`,
-			tenant, level, space, exactBelow, 10*exactBelow).Scan(&n, &total)
+    coalesce((SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = to_regclass($5)), 0)`,
+			tenant, level, space, exactBelow, vecIndex(space, level)).Scan(&n, &total)
 		if err != nil {
 			return sizeEntry{}, err
 		}

@@ -31,14 +31,13 @@ const lexicalCap = 50
 // ($4) may recall, its own or shared, and that hold a word starting with
 // the stem: the stem's position (from 1) and the entry's id.
 // yakor_experience_words reads the words index (migration 00021) as the
-// tables' owner, for the tenant the transaction names; each id it returns
-// is read back here under the caller's row-level security, so that the
-// statement returns only what the caller may read (OFFSET 0 keeps that a
-// lookup of each id, where the planner would rather read all the tenant's
-// entries to join them).
-const lexicalSQL = `SELECT w.kw, w.entry
-FROM yakor_experience_words($1, $2, $3, $4, $5, $6) w
-CROSS JOIN LATERAL (SELECT 1 FROM experiences e WHERE e.tenant_id = $1 AND e.id = w.entry OFFSET 0) e`
+// tables' owner, for the tenant the transaction names and the entries the
+// user may recall; it returns only ids, and recall reads the entries
+// themselves under the caller's row-level security (entriesSQL). It is
+// called on its own, never joined: on Citus a join with experiences would
+// run it inside the shard's query on a worker, where its own query could
+// not run.
+const lexicalSQL = `SELECT w.kw, w.entry FROM yakor_experience_words($1, $2, $3, $4, $5, $6) w`
 
 // found is what the lexical leg found in one level: the keywords each
 // entry holds (indexes into the message's keywords; a common keyword's only

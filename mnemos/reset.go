@@ -57,6 +57,14 @@ func (r *Resetter) RefreshThread(ctx context.Context, scope yakor.Scope) (map[st
 	return out, nil
 }
 
+// deleteUserTopics deletes a user's research topics, unlinking the fails
+// they answered first: a distributed schema keeps that key without its ON
+// DELETE SET NULL, which Citus does not take (migration 00024).
+const deleteUserTopics = `WITH unlinked AS (
+    UPDATE research_sufler_fails SET topic_id = NULL
+    WHERE tenant_id = $1 AND topic_id IN (SELECT id FROM research_topics WHERE tenant_id = $1 AND user_id = $2))
+DELETE FROM research_topics WHERE tenant_id = $1 AND user_id = $2`
+
 // PurgeUser deletes everything scope's user's memory holds, for good: all
 // their facts (of every scope, closed ones too), the experiences that came
 // from their conversations, their research topics, and the anchors of
@@ -73,7 +81,7 @@ func (r *Resetter) PurgeUser(ctx context.Context, scope yakor.Scope) (map[string
 		return nil, postgres.Wrap("purge user memory", err)
 	}
 	out["experiences"] = int(tag.RowsAffected())
-	tag, err = r.store.db.Exec(ctx, `DELETE FROM research_topics WHERE tenant_id = $1 AND user_id = $2`, scope.TenantID, scope.UserID)
+	tag, err = r.store.db.Exec(ctx, deleteUserTopics, scope.TenantID, scope.UserID)
 	if err != nil {
 		return nil, postgres.Wrap("purge user memory", err)
 	}

@@ -121,7 +121,7 @@ func (s *Store) route(ctx context.Context, tx pgx.Tx, g Graded, space int32, vec
 	const upsert = `INSERT INTO grades (tenant_id, user_id, thread_id, message_id, source, score, reason, research_topic, grader)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (tenant_id, message_id, source) DO UPDATE SET score = excluded.score, reason = excluded.reason,
-    research_topic = excluded.research_topic, grader = excluded.grader, updated_at = now()`
+    research_topic = excluded.research_topic, grader = excluded.grader, updated_at = excluded.updated_at`
 	if _, err := tx.Exec(ctx, upsert, sc.TenantID, sc.UserID, sc.ThreadID, g.ReplyMessageID, g.Source, g.Score, g.Reason, g.ResearchTopic, g.Grader); err != nil {
 		return Routed{}, err
 	}

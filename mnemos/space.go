@@ -138,6 +138,11 @@ SELECT id FROM ins UNION ALL SELECT id FROM embed_spaces WHERE provider = $1 AND
 // indexLock serialises index builds across instances.
 const indexLock = 7418531
 
+// vecIndex names a space's HNSW index of one level.
+func vecIndex(space int32, level int) string {
+	return fmt.Sprintf("experiences_vec_s%d_l%d", space, level)
+}
+
 // buildIndexes creates the space's partial HNSW indexes over experiences,
 // one per level, so that a level's nearest neighbours are found without
 // wading through the others. The statement carries the space's id and
@@ -153,8 +158,8 @@ func buildIndexes(ctx context.Context, db DB, space int32, dims int) error {
 		return postgres.Wrap("build vector indexes", err)
 	}
 	for level := 1; level <= 3; level++ {
-		q := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS experiences_vec_s%d_l%d ON experiences
-USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE space_id = %d AND level = %d`, space, level, dims, space, level)
+		q := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON experiences
+USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE space_id = %d AND level = %d`, vecIndex(space, level), dims, space, level)
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return postgres.Wrap("build vector indexes", err)
 		}

@@ -99,7 +99,12 @@ func OpenService(ctx context.Context, url, serviceURL string, opts Options, log 
 		pool.Close()
 		return nil, yakor.Errorf(yakor.EUNAVAILABLE, "the service's database role is a superuser or bypasses row-level security: YAKOR_DATABASE_SERVICE_URL must log in as %s or a role like it", ServiceRole)
 	}
-	return NewDB(pool), nil
+	db := NewDB(pool)
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')`).Scan(&db.distributed); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database as the service role: %w", err)
+	}
+	return db, nil
 }
 
 // openSetRole opens a pool as url's user that acts as ServiceRole.

@@ -23,6 +23,11 @@ const TenantSetting = "yakor.tenant"
 
 const setTenant = `SELECT set_config('` + TenantSetting + `', $1, true)`
 
+// setTenantDistributed names the tenant on a Citus coordinator: only a SET
+// LOCAL in a transaction block reaches the workers' shard queries, where
+// the policies hold (migration 00024's yakor_set_tenant runs one).
+const setTenantDistributed = `SELECT yakor_set_tenant($1)`
+
 // DB runs queries on a pool in the tenant the context names
 // (yakor.WithTenant): each statement is sent in one round trip together
 // with a SET LOCAL of the tenant setting, in one implicit transaction, and
@@ -30,8 +35,13 @@ const setTenant = `SELECT set_config('` + TenantSetting + `', $1, true)`
 // runs the statement as it is, so on the service role's pool it sees no
 // tenant-keyed row. DB has the methods of a pool the stores use, so they
 // take it where they took a pool.
+//
+// On a Citus coordinator (Distributed) each statement is sent as BEGIN,
+// the tenant's SET LOCAL, the statement and COMMIT, still in one batch:
+// the setting reaches the workers only from a transaction block.
 type DB struct {
-	pool *pgxpool.Pool
+	pool        *pgxpool.Pool
+	distributed bool
 }
 
 // NewDB returns a DB on pool.
@@ -40,6 +50,10 @@ func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
 // Pool returns the pool under db, for the job queue, which keeps no tenant
 // data.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Distributed reports whether the database is a Citus coordinator (the
+// citus extension is installed in it).
+func (db *DB) Distributed() bool { return db.distributed }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
@@ -85,14 +99,39 @@ func (db *DB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, err
 // one implicit transaction), and returns the batch at sql's result.
 func (db *DB) scoped(ctx context.Context, tenant, sql string, args []any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
-	b.Queue(setTenant, tenant)
 	b.Queue(sql, args...)
-	br := db.pool.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return nil, fmt.Errorf("set tenant: %w", err)
+	br := db.sendScoped(ctx, tenant, b)
+	if eb, ok := br.(errBatch); ok {
+		return nil, eb.err
 	}
 	return br, nil
+}
+
+// sendScoped sends b after the statements that name tenant, and returns
+// the batch at b's first result; on a Citus coordinator b is wrapped in a
+// transaction block whose COMMIT the batch's Close reads.
+func (db *DB) sendScoped(ctx context.Context, tenant string, b *pgx.Batch) pgx.BatchResults {
+	scoped := &pgx.Batch{}
+	head := 1
+	if db.distributed {
+		scoped.Queue("BEGIN")
+		scoped.Queue(setTenantDistributed, tenant)
+		head = 2
+	} else {
+		scoped.Queue(setTenant, tenant)
+	}
+	scoped.QueuedQueries = append(scoped.QueuedQueries, b.QueuedQueries...)
+	if db.distributed {
+		scoped.Queue("COMMIT")
+	}
+	br := db.pool.SendBatch(ctx, scoped)
+	for range head {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return errBatch{fmt.Errorf("set tenant: %w", err)}
+		}
+	}
+	return br
 }
 
 // QueryRow runs sql in ctx's tenant; the row's Scan reports its errors.
@@ -112,15 +151,7 @@ func (db *DB) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if !ok {
 		return db.pool.SendBatch(ctx, b)
 	}
-	scoped := &pgx.Batch{}
-	scoped.Queue(setTenant, tenant)
-	scoped.QueuedQueries = append(scoped.QueuedQueries, b.QueuedQueries...)
-	br := db.pool.SendBatch(ctx, scoped)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return errBatch{fmt.Errorf("set tenant: %w", err)}
-	}
-	return br
+	return db.sendScoped(ctx, tenant, b)
 }
 
 // ReadOnly reports whether the database takes no writes: a standby in
@@ -138,7 +169,11 @@ func (db *DB) Begin(ctx context.Context) (pgx.Tx, error) {
 		return nil, err
 	}
 	if tenant, ok := yakor.TenantFrom(ctx); ok {
-		if _, err := tx.Exec(ctx, setTenant, tenant); err != nil {
+		set := setTenant
+		if db.distributed {
+			set = setTenantDistributed
+		}
+		if _, err := tx.Exec(ctx, set, tenant); err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("set tenant: %w", err)
 		}

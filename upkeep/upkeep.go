@@ -151,7 +151,7 @@ func (s *Service) Process(ctx context.Context, scope yakor.Scope, upTo int64) (i
 		return 0, err
 	}
 	_, err = s.db.Exec(ctx, `INSERT INTO upkeep_cursors (tenant_id, thread_id, through_id) VALUES ($1, $2, $3)
-ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = greatest(upkeep_cursors.through_id, excluded.through_id), updated_at = now()`,
+ON CONFLICT (tenant_id, thread_id) DO UPDATE SET through_id = greatest(upkeep_cursors.through_id, excluded.through_id), updated_at = excluded.updated_at`,
 		scope.TenantID, scope.ThreadParam(), upTo)
 	return len(msgs), postgres.Wrap("upkeep: move the cursor", err)
 }

@@ -7,6 +7,7 @@ package apptest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -51,8 +52,15 @@ func New(tb testing.TB, cfg app.Config, opts ...app.Option) *Server {
 // database: WithDatabase) and stops it when the test ends.
 func Start(tb testing.TB, cfg app.Config, opts ...app.Option) *Server {
 	tb.Helper()
+	return StartLogged(tb, cfg, pgtest.Logger(tb), opts...)
+}
+
+// StartLogged is Start with the app logging to log: a test that must see
+// no warning (a degraded layer logs one and goes on) gives its own.
+func StartLogged(tb testing.TB, cfg app.Config, log *slog.Logger, opts ...app.Option) *Server {
+	tb.Helper()
 	ctx := context.Background()
-	a, err := app.New(ctx, cfg, pgtest.Logger(tb), opts...)
+	a, err := app.New(ctx, cfg, log, opts...)
 	if err != nil {
 		tb.Fatalf("apptest: new: %v", err)
 	}

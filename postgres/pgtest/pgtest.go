@@ -110,20 +110,24 @@ func createDatabase(tb testing.TB, opts func(ctx context.Context, admin *pgx.Con
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" "+with); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			tb.Errorf("pgtest: drop %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-			tb.Errorf("pgtest: drop %s: %v", name, err)
-		}
-	})
+	tb.Cleanup(func() { dropDatabase(tb, base, name) })
 	return name
+}
+
+// dropDatabase drops database name on the server url names, its sessions
+// ended.
+func dropDatabase(tb testing.TB, url, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Errorf("pgtest: drop %s: %v", name, err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		tb.Errorf("pgtest: drop %s: %v", name, err)
+	}
 }
 
 // template returns the name of a database migrated to the current schema,

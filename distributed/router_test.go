@@ -1,0 +1,85 @@
+package distributed_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"yakor/app"
+	"yakor/app/apptest"
+	"yakor/history"
+	"yakor/postgres/pgtest"
+	"yakor/turn"
+)
+
+// noFanOut makes every statement of the service role that would run as
+// more than one task (not routed to one shard) an error.
+var noFanOut = map[string]string{"citus.multi_task_query_log_level": "error"}
+
+// TestTurnAndUpkeepRouteToOneShard runs a conversation through the
+// engine, with every layer on and its upkeep (anchors, facts, grading,
+// compaction, message embeddings) after each turn, on a service role whose
+// statements fail unless Citus routes them to one shard: the conversation
+// going through whole is the test that each of them did.
+func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
+	owner, svc := pgtest.NewCitusService(t, noFanOut)
+	cfg := apptest.Config()
+	cfg.Compaction = true
+	cfg.WindowChars = 1500
+	cfg.SearchSemantic = true
+	logged := newWarnings()
+	s := apptest.StartLogged(t, cfg, slog.New(logged), app.WithDatabase(&app.Database{Owner: owner, Tenant: svc}), app.WithInlineJobs())
+	th, err := s.History.CreateThread(s.Local.Context(t.Context()), s.Local, history.ThreadCreate{Title: "prices"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := s.Local.WithThread(th.ID)
+	ctx := scope.Context(t.Context())
+
+	// The guard works: a statement the policy alone scopes fans out.
+	if _, err := svc.Exec(ctx, `SELECT count(*) FROM messages`); err == nil || !strings.Contains(err.Error(), "multi-task") {
+		t.Fatalf("an unscoped count as the service role: %v, want the multi-task error", err)
+	}
+
+	lines := []string{
+		"My name is Anna and I run a furniture workshop.",
+		"Price list: oak board 3400, birch board 2100, pine board 1250.",
+		"We use PostgreSQL 15 for the orders; our budget is 48,000 EUR.",
+	}
+	for i := range 16 {
+		lines = append(lines, fmt.Sprintf("Let us talk about the delivery schedule for week %d: the van leaves the workshop at nine, "+
+			"stops at the sawmill for the birch and the pine, unloads at the warehouse on Lenin street before noon, "+
+			"and the warehouse closes at six, so anything ordered after four goes out the next morning.", i+1))
+	}
+	lines = append(lines, "What does an oak board cost?")
+	var last turn.Outcome
+	for _, text := range lines {
+		last, err = s.Engine.Send(ctx, scope, turn.Input{Content: text}, func(turn.Event) error { return nil })
+		if err != nil {
+			t.Fatalf("turn %q: %v", text, err)
+		}
+		if err := s.Inline.RunPending(t.Context()); err != nil {
+			t.Fatalf("upkeep after %q: %v", text, err)
+		}
+	}
+	if !strings.Contains(last.Reply.Content, "3400") {
+		t.Errorf("the last reply does not give the price: %q", last.Reply.Content)
+	}
+	counts := map[string]string{
+		"anchors":    `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2`,
+		"facts":      `SELECT count(*) FROM facts WHERE tenant_id = $1 AND (thread_id = $2 OR thread_id IS NULL)`,
+		"summaries":  `SELECT count(*) FROM messages WHERE tenant_id = $1 AND thread_id = $2 AND kind = 'summary'`,
+		"embeddings": `SELECT count(*) FROM message_embeddings WHERE tenant_id = $1 AND thread_id = $2`,
+	}
+	for what, q := range counts {
+		var n int
+		if err := owner.QueryRow(t.Context(), q, scope.TenantID, scope.ThreadID).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n == 0 {
+			t.Errorf("no %s were written", what)
+		}
+	}
+	logged.none(t)
+}
