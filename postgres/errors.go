@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -38,7 +39,22 @@ func Unavailable(err error) bool {
 		return true
 	}
 	var connErr *pgconn.ConnectError
-	return errors.As(err, &connErr) || pgconn.SafeToRetry(err)
+	return errors.As(err, &connErr) || pgconn.SafeToRetry(err) || Moved(err)
+}
+
+// Moved reports whether err is Citus refusing a statement whose shard
+// moved or split while it was planned (a tenant isolated or rebalanced):
+// the statement wrote nothing, and sent again it finds the new placement.
+func Moved(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	// CIINF: an intermediate result of the statement's plan was dropped
+	// with the shard it was planned for.
+	return pgErr.Code == "CIINF" || pgErr.Code == "XX000" &&
+		(strings.HasPrefix(pgErr.Message, "could not find valid entry for shard ") ||
+			strings.HasPrefix(pgErr.Message, "could not find length of shard "))
 }
 
 // IsUniqueViolation reports whether err is a unique_violation (23505).

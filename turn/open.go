@@ -146,15 +146,34 @@ func (e *Engine) replay(ctx context.Context, tx pgx.Tx, scope yakor.Scope, userM
 // post-turn jobs), whatever becomes of the client's request now that the
 // answer exists.
 func (t *turnRun) storeReply(ctx context.Context, text string, calls []llm.ToolCall) (history.Message, error) {
-	e, scope := t.e, t.scope
 	storeStart := time.Now()
 	wctx := context.WithoutCancel(ctx)
 	var reply history.Message
-	err := pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
+	// A transaction refused because its shard moved meanwhile (Citus)
+	// wrote nothing: it is run again rather than lose the model's answer.
+	err := t.storeReplyTx(wctx, text, calls, storeStart, &reply)
+	for retry := 0; retry < 2 && postgres.Moved(err); retry++ {
+		err = t.storeReplyTx(wctx, text, calls, storeStart, &reply)
+	}
+	if err != nil {
+		if yakor.ErrorCode(err) == yakor.EINTERNAL {
+			err = postgres.Wrap("store reply", err) // a database lost mid-transaction is 503
+		} else {
+			err = fmt.Errorf("store reply: %w", err)
+		}
+		return history.Message{}, err
+	}
+	return reply, nil
+}
+
+// storeReplyTx is one attempt of storeReply's transaction.
+func (t *turnRun) storeReplyTx(wctx context.Context, text string, calls []llm.ToolCall, storeStart time.Time, reply *history.Message) error {
+	e, scope := t.e, t.scope
+	return pgx.BeginFunc(wctx, e.pool, func(tx pgx.Tx) error {
 		var err error
 		nm := ReplyMessage(t.in.Prefill+text, calls, t.tr.ID)
 		nm.Chain = link(t.userMsg.Chain, nm)
-		reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, nm)
+		*reply, _, err = e.history.WithTx(tx).AppendTo(wctx, scope, t.thread, nm)
 		if err != nil {
 			return err
 		}
@@ -166,15 +185,6 @@ func (t *turnRun) storeReply(ctx context.Context, text string, calls []llm.ToolC
 		}
 		return t.end(wctx, tx, reply.ID, storeStart)
 	})
-	if err != nil {
-		if yakor.ErrorCode(err) == yakor.EINTERNAL {
-			err = postgres.Wrap("store reply", err) // a database lost mid-transaction is 503
-		} else {
-			err = fmt.Errorf("store reply: %w", err)
-		}
-		return history.Message{}, err
-	}
-	return reply, nil
 }
 
 // end records in tx that the turn answered with reply. A resend that took
