@@ -3,6 +3,7 @@ package distributed_test
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"yakor/app/apptest"
 	"yakor/history"
 	"yakor/postgres/pgtest"
+	"yakor/search"
 	"yakor/turn"
 )
 
@@ -54,8 +56,15 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 	}
 	lines = append(lines, "What does an oak board cost?")
 	var last turn.Outcome
+	searches := 0
+	count := func(ev turn.Event) error {
+		if ev.Search != nil {
+			searches++
+		}
+		return nil
+	}
 	for _, text := range lines {
-		last, err = s.Engine.Send(ctx, scope, turn.Input{Content: text}, func(turn.Event) error { return nil })
+		last, err = s.Engine.Send(ctx, scope, turn.Input{Content: text}, count)
 		if err != nil {
 			t.Fatalf("turn %q: %v", text, err)
 		}
@@ -63,6 +72,16 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 			t.Fatalf("upkeep after %q: %v", text, err)
 		}
 	}
+	// The offline model answers from what the prompt shows; the search a
+	// model asks for (SEARCH_HISTORY) runs on the same searcher.
+	res, err := s.Searcher.Search(ctx, scope, "birch board price", search.Options{})
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	if !slices.ContainsFunc(res.Hits, func(h search.Hit) bool { return strings.Contains(h.Content, "2100") }) {
+		t.Errorf("the search for the birch board found %d hits without its price", len(res.Hits))
+	}
+	t.Logf("%d searches in the turns; the search found %d hits", searches, len(res.Hits))
 	if !strings.Contains(last.Reply.Content, "3400") {
 		t.Errorf("the last reply does not give the price: %q", last.Reply.Content)
 	}
