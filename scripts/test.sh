@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # test.sh runs Yakor's whole test suite on a fresh machine: it installs what
-# is missing, starts a throw-away private PostgreSQL (fsync off) in a
-# temporary folder, points TEST_DATABASE_URL at it, checks formatting and
-# vet, runs every test, and stops the server whatever happens.
+# is missing (Citus too, built from source where Debian has no package),
+# starts a throw-away private PostgreSQL (fsync off) in a temporary folder and
+# a throw-away Citus cluster (a coordinator and two workers) beside it, points
+# TEST_DATABASE_URL and TEST_CITUS_URL at them, checks formatting and vet,
+# runs every test, and stops the servers whatever happens.
 #
-# TEST_DATABASE_URL already set: that server is used and none is started.
+# TEST_DATABASE_URL already set: that server is used and none is started;
+# the same for TEST_CITUS_URL and the Citus cluster.
 # GOTESTFLAGS: extra flags for go test (e.g. "-run TestWindow -v").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,13 +15,23 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 go build -buildvcs=auto -o bin/yakor ./cmd/yakor
 
+dir=$(mktemp -d /tmp/yakor-test.XXXXXX)
+chmod 755 "$dir"
+cleanup() {
+  [ ! -d "$dir/data" ] || bin/yakor db stop --data-dir "$dir/data" --log-level warn || true
+  [ ! -d "$dir/citus" ] || bin/yakor db stop --data-dir "$dir/citus" --log-level warn || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
-  dir=$(mktemp -d /tmp/yakor-test.XXXXXX)
-  chmod 755 "$dir"
-  cleanup() { bin/yakor db stop --data-dir "$dir/data" --log-level warn || true; rm -rf "$dir"; }
-  trap cleanup EXIT
   TEST_DATABASE_URL=$(bin/yakor db start --fast --data-dir "$dir/data" --log-level warn)
   export TEST_DATABASE_URL
+fi
+if [ -z "${TEST_CITUS_URL:-}" ]; then
+  began=$SECONDS
+  TEST_CITUS_URL=$(bin/yakor db start --citus --citus-workers 2 --fast --data-dir "$dir/citus" --log-level warn)
+  export TEST_CITUS_URL
+  echo "test: Citus cluster (a coordinator, two workers) started in $((SECONDS - began))s" >&2
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

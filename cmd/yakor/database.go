@@ -2,12 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 
 	"yakor/app"
+	"yakor/migrations"
+	"yakor/postgres/citus"
 	"yakor/postgres/cluster"
 )
 
@@ -61,20 +70,50 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	return nil
 }
 
-// runDBStart starts a detached private cluster and prints its connection
-// string: the test harness starts one, points TEST_DATABASE_URL at it, and
-// stops it afterwards.
+// fastSettings make a throw-away server quicker (no syncs) and give it
+// room for the tests' many pools.
+var fastSettings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "300"}
+
+// fastShards is citus.shard_count with --fast: a test creates many
+// distributed tables, and Citus's 32 shards apiece make that slow.
+const fastShards = 4
+
+// runDBStart starts a detached private cluster, or with --citus a Citus
+// cluster (a coordinator and workers), and prints its connection string:
+// the test harness starts them, points TEST_DATABASE_URL and
+// TEST_CITUS_URL at them, and stops them afterwards.
 func runDBStart(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlagSet("db start", args, stdout, stderr)
 	fast := fs.Bool("fast", false, "start with fsync off: quicker, for throw-away test data only")
+	withCitus := fs.Bool("citus", false, "start a Citus cluster: a coordinator in <data-dir>/coordinator and --citus-workers workers in <data-dir>/workerN (Citus must be installed: scripts/setup.sh citus)")
+	// Not --workers: that is the post-turn job workers' setting.
+	workers := fs.Int("citus-workers", 2, "with --citus: the number of workers")
+	shards := fs.Int("citus-shards", 0, fmt.Sprintf("with --citus: citus.shard_count, the shards of each table distributed (0: Citus's 32, or %d with --fast)", fastShards))
 	cfg, log, err := parseSettings(fs, args, stderr, getenv)
 	if err != nil {
 		return err
 	}
-	opts := cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Detach: true, Logger: log}
+	var settings map[string]string
 	if *fast {
-		opts.Settings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "300"}
+		settings = maps.Clone(fastSettings)
 	}
+	if *withCitus {
+		if *shards == 0 && *fast {
+			*shards = fastShards
+		}
+		opts := citus.Options{Dir: cfg.DataDir, Workers: *workers, ShardCount: *shards, BinDir: cfg.PGBin, User: cfg.PGUser,
+			Detach: true, Settings: settings, Logger: log}
+		return startCitus(ctx, opts, stdout)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["citus-workers"] || set["citus-shards"] {
+		return errors.New("db start: --citus-workers and --citus-shards go with --citus")
+	}
+	if citus.IsLayout(cfg.DataDir) {
+		return fmt.Errorf("db start: %s holds a Citus cluster: start it with --citus", cfg.DataDir)
+	}
+	opts := cluster.Options{Dir: cfg.DataDir, BinDir: cfg.PGBin, User: cfg.PGUser, Detach: true, Settings: settings, Logger: log}
 	cl, err := cluster.Start(ctx, opts)
 	if err != nil {
 		return err
@@ -83,11 +122,61 @@ func runDBStart(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	return nil
 }
 
-// runDBStop stops a detached private cluster.
+// startCitus starts a detached Citus cluster with the extensions the
+// migrations create on every node, and prints the coordinator's
+// connection string.
+func startCitus(ctx context.Context, opts citus.Options, stdout io.Writer) error {
+	if _, err := os.Stat(filepath.Join(opts.Dir, "pg", "PG_VERSION")); err == nil {
+		return fmt.Errorf("db start: %s holds a single-node cluster: start it without --citus, or use another folder", opts.Dir)
+	}
+	exts, err := migrationExtensions()
+	if err != nil {
+		return err
+	}
+	opts.Extensions = exts
+	c, err := citus.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, c.URL())
+	return nil
+}
+
+// createExtension finds the extensions a migration creates.
+var createExtension = regexp.MustCompile(`(?i)CREATE\s+EXTENSION\s+IF\s+NOT\s+EXISTS\s+"?(\w+)"?`)
+
+// migrationExtensions lists the extensions the migrations create: on Citus
+// the workers need them too, for the distributed tables' columns and
+// indexes.
+func migrationExtensions() ([]string, error) {
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("migrations' extensions: %w", err)
+	}
+	var exts []string
+	for _, f := range files {
+		b, err := migrations.FS.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("migrations' extensions: %w", err)
+		}
+		for _, m := range createExtension.FindAllSubmatch(b, -1) {
+			if e := string(m[1]); !slices.Contains(exts, e) {
+				exts = append(exts, e)
+			}
+		}
+	}
+	return exts, nil
+}
+
+// runDBStop stops a detached private cluster, or every node of a Citus
+// cluster's folder.
 func runDBStop(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cfg, _, err := parseSettings(newFlagSet("db stop", args, stdout, stderr), args, stderr, getenv)
 	if err != nil {
 		return err
+	}
+	if citus.IsLayout(cfg.DataDir) {
+		return citus.StopDir(ctx, cfg.DataDir)
 	}
 	return cluster.StopDir(ctx, cfg.DataDir)
 }

@@ -40,8 +40,8 @@ func commands() []command {
 	return []command{
 		{name: "serve", args: "[flags]", summary: "run the HTTP service: the web chat on /, Yakor's API on /api/v1, the OpenAI-compatible one on /v1", run: runServe},
 		{name: "migrate", args: "[flags]", summary: "apply the database migrations and exit", run: runMigrate},
-		{name: "db", summary: "a detached private PostgreSQL in --data-dir, for tests and tools", sub: []command{
-			{name: "start", args: "[--fast] [flags]", summary: "start it and print its connection string", run: runDBStart},
+		{name: "db", summary: "a detached private PostgreSQL (or Citus cluster) in --data-dir, for tests and tools", sub: []command{
+			{name: "start", args: "[--fast] [--citus [--citus-workers N] [--citus-shards N]] [flags]", summary: "start it and print its connection string", run: runDBStart},
 			{name: "stop", args: "[flags]", summary: "stop it (never a folder a running yakor serve owns)", run: runDBStop},
 		}},
 		{name: "keys", summary: "API keys: made (the secret shown once), listed and revoked; stored hashed", sub: []command{

@@ -281,6 +281,14 @@ func startOwned(ctx context.Context, bin string, lay layout, acct *account, o Op
 // database over the Unix socket.
 func (c *Cluster) URL() string { return c.dsn(c.opts.Database) }
 
+// SocketDir returns the folder holding the server's Unix socket (<dir>/run):
+// libpq takes it as the host, which is how other servers (Citus's
+// coordinator) reach this one.
+func (c *Cluster) SocketDir() string { return c.lay.run }
+
+// Port returns the port naming the server's socket file.
+func (c *Cluster) Port() int { return c.lay.port }
+
 // PID returns the process id of the postmaster.
 func (c *Cluster) PID() int { return c.pid }
 

@@ -1,6 +1,7 @@
 // Package pgtest gives each test its own freshly migrated database on the
 // PostgreSQL server named by TEST_DATABASE_URL (`make test` starts one and
-// sets it). A test that needs PostgreSQL and finds no server fails; it never
+// sets it), and the distributed tests the Citus coordinator TEST_CITUS_URL
+// names ([CitusURL]). A test that needs PostgreSQL and finds no server fails; it never
 // skips. Databases are cloned from a template migrated once per schema
 // version, and dropped when the test ends.
 package pgtest
@@ -33,11 +34,26 @@ import (
 // URL returns TEST_DATABASE_URL, failing the test when it is not set.
 func URL(tb testing.TB) string {
 	tb.Helper()
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		tb.Fatal("TEST_DATABASE_URL is not set: run the tests with `make test`, which starts a private PostgreSQL, or point it at a PostgreSQL 15+ server with pgvector and pg_trgm")
+	return env(tb, "TEST_DATABASE_URL", "run the tests with `make test`, which starts a private PostgreSQL, or point it at a PostgreSQL 15+ server with pgvector and pg_trgm")
+}
+
+// CitusURL returns TEST_CITUS_URL, the coordinator of a Citus cluster (a
+// coordinator and two workers; `make test` starts one), failing the test
+// when it is not set.
+func CitusURL(tb testing.TB) string {
+	tb.Helper()
+	return env(tb, "TEST_CITUS_URL", "run the tests with `make test`, which starts a private Citus cluster, or start one with `yakor db start --citus --fast --data-dir DIR` (Citus installed by `scripts/setup.sh citus`) and point TEST_CITUS_URL at the connection string it prints")
+}
+
+// env returns the environment variable name, failing the test with what
+// to do when it is not set.
+func env(tb testing.TB, name, todo string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		tb.Fatalf("%s is not set: %s", name, todo)
 	}
-	return url
+	return v
 }
 
 // New creates a fresh migrated database for the test and returns a pool on
