@@ -3,7 +3,6 @@ package pgtest
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -29,10 +28,13 @@ type citusNode struct {
 // workers), so each one is made and migrated afresh: a few seconds.
 func NewCitusURL(tb testing.TB) string {
 	tb.Helper()
-	base := os.Getenv("TEST_CITUS_URL")
-	if base == "" {
-		tb.Fatal("TEST_CITUS_URL is not set: run the tests with `make test`, which starts a private Citus cluster (a coordinator and two workers), or point it at a Citus coordinator's database whose workers are registered")
-	}
+	return CitusDatabase(tb, CitusURL(tb))
+}
+
+// CitusDatabase is NewCitusURL on the cluster whose coordinator base names
+// (a test's own cluster, say, whose workers it stops).
+func CitusDatabase(tb testing.TB, base string) string {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, base)
@@ -81,7 +83,13 @@ func NewCitusURL(tb testing.TB) string {
 // citus.multi_task_query_log_level).
 func NewCitusService(tb testing.TB, params map[string]string) (*pgxpool.Pool, *postgres.DB) {
 	tb.Helper()
-	url := NewCitusURL(tb)
+	return CitusService(tb, NewCitusURL(tb), params)
+}
+
+// CitusService opens the owner's pool and the service role's DB on the
+// Citus database url names (made by CitusDatabase).
+func CitusService(tb testing.TB, url string, params map[string]string) (*pgxpool.Pool, *postgres.DB) {
+	tb.Helper()
 	owner := open(tb, url, 4)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
