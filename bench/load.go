@@ -49,6 +49,11 @@ type loadOptions struct {
 	JobsWait time.Duration
 	// ServeArgs are passed to `yakor serve` after the bench's own flags.
 	ServeArgs []string
+	// Citus runs the load on a private Citus cluster (BenchDir/citus, a
+	// coordinator and CitusWorkers workers; default 2) instead of one
+	// PostgreSQL; Distributed runs it on both, side by side.
+	Citus, Distributed bool
+	CitusWorkers       int
 }
 
 func (o *loadOptions) defaults() error {
@@ -76,6 +81,12 @@ func (o *loadOptions) defaults() error {
 	case "fast", "immediate":
 	default:
 		return fmt.Errorf("bench load: --restart-mode %q: say fast or immediate", o.RestartMode)
+	}
+	if o.CitusWorkers == 0 {
+		o.CitusWorkers = 2
+	}
+	if (o.Citus || o.Distributed) && (o.DatabaseURL != "" || o.Restart) {
+		return errors.New("bench load: --distributed runs its own private clusters: unset DATABASE_URL (and --database-url) and --restart-postgres")
 	}
 	if o.Restart && o.DatabaseURL != "" {
 		return errors.New("bench load: --restart-postgres restarts the bench's own private cluster: unset DATABASE_URL (and --database-url)")
@@ -168,6 +179,8 @@ func runBenchLoad(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fs.DurationVar(&o.RetryFor, "retry-for", 3*time.Minute, "how long a client keeps retrying one send")
 	fs.StringVar(&o.Binary, "binary", "", "the yakor binary to serve (default: this one), e.g. an older build to compare")
 	fs.DurationVar(&o.JobsWait, "jobs-wait", time.Minute, "how long after the last turn to wait for the post-turn jobs to be done")
+	fs.BoolVar(&o.Distributed, "distributed", false, "run the load on one PostgreSQL and then on a private Citus cluster (--bench-dir/citus), side by side")
+	fs.IntVar(&o.CitusWorkers, "citus-workers", 2, "workers of the Citus cluster of --distributed")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: yakor bench load [flags] [-- yakor serve flags]")
@@ -179,6 +192,9 @@ func runBenchLoad(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	o.ServeArgs = fs.Args()
 	if len(o.ServeArgs) > 0 && !slices.Contains(args, "--") {
 		return fmt.Errorf("bench load: unexpected argument %q (flags for yakor serve go after --)", o.ServeArgs[0])
+	}
+	if o.Distributed {
+		return runLoadDistributed(ctx, o, stdout, stderr, *jsonPath)
 	}
 	rep, err := benchLoad(ctx, o, stderr)
 	if rep.Turns > 0 || len(rep.Check.Problems) > 0 {

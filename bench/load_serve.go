@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor/app"
+	"yakor/postgres/citus"
 	"yakor/postgres/cluster"
 )
 
@@ -40,6 +41,7 @@ type loadServer struct {
 	clusterOpts cluster.Options
 	mu          sync.Mutex
 	cluster     *cluster.Cluster // nil when serving from DatabaseURL
+	citus       *citus.Cluster   // the Citus cluster of loadOptions.Citus
 	stoppedAt   time.Time        // when the restart began stopping PostgreSQL
 }
 
@@ -50,7 +52,13 @@ func startLoadServer(ctx context.Context, o loadOptions, stderr io.Writer) (*loa
 		return nil, fmt.Errorf("bench load: %w", err)
 	}
 	s := &loadServer{dbURL: o.DatabaseURL, logPath: filepath.Join(o.BenchDir, "serve.log"), exited: make(chan struct{})}
-	if s.dbURL == "" {
+	if o.Citus {
+		c, err := startLoadCitus(ctx, o, stderr)
+		if err != nil {
+			return nil, err
+		}
+		s.citus, s.dbURL = c, c.URL()
+	} else if s.dbURL == "" {
 		log, err := app.NewLogger(app.Config{LogLevel: "warn", LogFormat: "text"}, stderr)
 		if err != nil {
 			return nil, err
@@ -292,11 +300,16 @@ func (s *loadServer) close(stderr io.Writer) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	if s.cluster != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
 		if err := s.cluster.Stop(ctx); err != nil {
 			fmt.Fprintf(stderr, "bench load: stop private PostgreSQL: %v\n", err)
+		}
+	}
+	if s.citus != nil {
+		if err := s.citus.Stop(ctx); err != nil {
+			fmt.Fprintf(stderr, "bench load: stop the Citus cluster: %v\n", err)
 		}
 	}
 }

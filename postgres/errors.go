@@ -26,7 +26,7 @@ func Unavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// Class 08: connection exception; 57P01..57P03: admin shutdown, crash shutdown, cannot connect now.
-		return len(pgErr.Code) == 5 && (pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03")
+		return len(pgErr.Code) == 5 && (pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03") || Moved(err)
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) {
@@ -39,7 +39,7 @@ func Unavailable(err error) bool {
 		return true
 	}
 	var connErr *pgconn.ConnectError
-	return errors.As(err, &connErr) || pgconn.SafeToRetry(err) || Moved(err)
+	return errors.As(err, &connErr) || pgconn.SafeToRetry(err)
 }
 
 // Moved reports whether err is Citus refusing a statement whose shard
