@@ -65,7 +65,7 @@ func TestTenantMovesUnderLoad(t *testing.T) {
 		t.Fatalf("isolate the tenant: %v", err)
 	}
 	if _, err := owner.Exec(t.Context(), `SELECT citus_move_shard_placement($1, $2, $3, $4, $5, shard_transfer_mode => 'block_writes')`,
-		shard, ws[0].host, ws[0].port, ws[1].host, ws[1].port); err != nil {
+		shard, ws[0].Host, ws[0].Port, ws[1].Host, ws[1].Port); err != nil {
 		t.Fatalf("move the tenant's shards: %v", err)
 	}
 	moved := time.Now()

@@ -2,7 +2,6 @@ package distributed_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -16,28 +15,24 @@ import (
 	"yakor/app/apptest"
 	"yakor/history"
 	"yakor/postgres"
+	"yakor/postgres/citus"
 	"yakor/postgres/pgtest"
 	"yakor/search"
 	"yakor/turn"
 )
 
 // node is a Citus node as the coordinator's metadata names it.
-type node struct {
-	host string
-	port int
-}
+type node = citus.Node
 
 // workers returns the cluster's workers.
 func workers(t *testing.T, owner *pgxpool.Pool) []node {
 	t.Helper()
-	rows, err := owner.Query(t.Context(), `SELECT nodename, nodeport FROM pg_dist_node WHERE groupid <> 0 AND noderole = 'primary' ORDER BY nodeid`)
+	conn, err := owner.Acquire(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (node, error) {
-		var n node
-		return n, r.Scan(&n.host, &n.port)
-	})
+	defer conn.Release()
+	ws, err := citus.Workers(t.Context(), conn.Conn())
 	if err != nil || len(ws) < 2 {
 		t.Fatalf("workers: %v, %v (the suite needs two)", ws, err)
 	}
@@ -49,7 +44,7 @@ func placement(t *testing.T, owner *pgxpool.Pool, table, tenant string) node {
 	t.Helper()
 	var n node
 	if err := owner.QueryRow(t.Context(), `SELECT nodename, nodeport FROM citus_shards
-WHERE table_name = $1::regclass AND shardid = get_shard_id_for_distribution_column($1::regclass, $2::uuid)`, table, tenant).Scan(&n.host, &n.port); err != nil {
+WHERE table_name = $1::regclass AND shardid = get_shard_id_for_distribution_column($1::regclass, $2::uuid)`, table, tenant).Scan(&n.Host, &n.Port); err != nil {
 		t.Fatalf("placement of %s in %s: %v", tenant, table, err)
 	}
 	return n
@@ -59,7 +54,7 @@ WHERE table_name = $1::regclass AND shardid = get_shard_id_for_distribution_colu
 func tenantOn(t *testing.T, s *apptest.Server, w node) yakor.Scope {
 	t.Helper()
 	for range 64 {
-		sc, err := s.Accounts.CreateTenantUser(t.Context(), "tenant on "+w.host)
+		sc, err := s.Accounts.CreateTenantUser(t.Context(), "tenant on "+w.Host)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +130,7 @@ func TestTenantsOnTwoWorkersStayApart(t *testing.T) {
 	}
 	for _, w := range ws {
 		if seen := shardRows(t, owner, w, ""); len(seen) != 0 {
-			t.Errorf("no tenant named, the shards on %s: %v", w.host, seen)
+			t.Errorf("no tenant named, the shards on %s: %v", w.Host, seen)
 		}
 	}
 	logged.none(t)
@@ -146,7 +141,7 @@ func TestTenantsOnTwoWorkersStayApart(t *testing.T) {
 // counts the rows it sees by tenant.
 func shardRows(t *testing.T, owner *pgxpool.Pool, w node, tenant string) map[string]int {
 	t.Helper()
-	rows, err := owner.Query(t.Context(), `SELECT shard_name FROM citus_shards WHERE table_name = 'messages'::regclass AND nodename = $1 AND nodeport = $2`, w.host, w.port)
+	rows, err := owner.Query(t.Context(), `SELECT shard_name FROM citus_shards WHERE table_name = 'messages'::regclass AND nodename = $1 AND nodeport = $2`, w.Host, w.Port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +150,7 @@ func shardRows(t *testing.T, owner *pgxpool.Pool, w node, tenant string) map[str
 		t.Fatalf("shards on %v: %v, %v", w, shards, err)
 	}
 	ctx := context.Background()
-	url := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", w.host, w.port, postgres.ServiceRole, owner.Config().ConnConfig.Database)
+	url := w.URL(postgres.ServiceRole, owner.Config().ConnConfig.Database)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatalf("connect to %v as the service role: %v", w, err)

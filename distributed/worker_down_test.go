@@ -65,7 +65,7 @@ func TestWorkerDownFailsItsTenantsOnly(t *testing.T) {
 		}
 	}
 	host, port := c.WorkerHost(1)
-	if (node{host, port}) != ws[0] {
+	if (node{Host: host, Port: port}) != ws[0] {
 		t.Fatalf("worker 1 is %s:%d, the first registered %v", host, port, ws[0])
 	}
 	if err := c.StopWorker(t.Context(), 1); err != nil {

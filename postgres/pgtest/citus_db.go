@@ -10,22 +10,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor/postgres"
+	"yakor/postgres/citus"
 )
 
-// citusNode is a node of the test Citus cluster, as the coordinator's
-// metadata names it.
-type citusNode struct {
-	host string
-	port int
-}
+// citusExtensions are those the schema uses, made on every node (the
+// workers' shards need them too).
+var citusExtensions = []string{"vector", "pg_trgm", "btree_gin"}
 
 // NewCitusURL creates a fresh database on the Citus cluster whose
-// coordinator TEST_CITUS_URL names: on the coordinator and on every
-// worker, each with the citus extension, the workers registered in it,
-// migrated (so distributed: migration 00024). It returns the
-// coordinator's URL of it; all of it is dropped at cleanup. A Citus
-// database cannot be cloned from a template (its shards live on the
-// workers), so each one is made and migrated afresh: a few seconds.
+// coordinator TEST_CITUS_URL names (citus.CreateDatabase: on every node,
+// the workers registered in it), migrated (so distributed: migration
+// 00024), and returns the coordinator's URL of it; it is dropped at
+// cleanup. A Citus database cannot be cloned from a template (its shards
+// live on the workers), so each one is made and migrated afresh: a few
+// seconds.
 func NewCitusURL(tb testing.TB) string {
 	tb.Helper()
 	return CitusDatabase(tb, CitusURL(tb))
@@ -37,39 +35,18 @@ func CitusDatabase(tb testing.TB, base string) string {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("pgtest: TEST_CITUS_URL is set but the coordinator cannot be reached: %v", err)
-	}
-	defer admin.Close(context.Background())
-	workers, err := citusWorkers(ctx, admin)
-	if err != nil {
-		tb.Fatalf("pgtest: the workers of TEST_CITUS_URL: %v", err)
-	}
-	cfg := admin.Config()
-	coordinator := citusNode{host: cfg.Host, port: int(cfg.Port)}
 	name := "yakor_d_" + randomHex(6)
-	for _, n := range append([]citusNode{coordinator}, workers...) {
-		url := n.url(cfg.User, "postgres")
-		if err := citusCreate(ctx, url, name); err != nil {
-			tb.Fatalf("pgtest: create %s on %s:%d: %v", name, n.host, n.port, err)
-		}
-		tb.Cleanup(func() { dropDatabase(tb, url, name) })
-	}
-	url := withDatabase(base, name)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
+	if err := citus.CreateDatabase(ctx, base, name, citusExtensions); err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `SELECT citus_set_coordinator_host($1, $2)`, coordinator.host, coordinator.port); err != nil {
-		tb.Fatalf("pgtest: set the coordinator of %s: %v", name, err)
-	}
-	for _, w := range workers {
-		if _, err := conn.Exec(ctx, `SELECT citus_add_node($1, $2)`, w.host, w.port); err != nil {
-			tb.Fatalf("pgtest: add worker %s:%d to %s: %v", w.host, w.port, name, err)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := citus.DropDatabase(ctx, base, name); err != nil {
+			tb.Errorf("pgtest: %v", err)
 		}
-	}
+	})
+	url := withDatabase(base, name)
 	pool := open(tb, url, 4)
 	if err := postgres.Migrate(ctx, pool, Logger(tb)); err != nil {
 		tb.Fatalf("pgtest: migrate %s: %v", name, err)
@@ -108,45 +85,4 @@ func CitusService(tb testing.TB, url string, params map[string]string) (*pgxpool
 		tb.Fatalf("pgtest: %s has no citus extension", cfg.Database)
 	}
 	return owner, svc
-}
-
-// citusWorkers reads the active primary workers from the coordinator's
-// metadata.
-func citusWorkers(ctx context.Context, conn *pgx.Conn) ([]citusNode, error) {
-	rows, err := conn.Query(ctx, `SELECT nodename, nodeport FROM pg_dist_node WHERE isactive AND noderole = 'primary' AND groupid <> 0 ORDER BY nodeid`)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (citusNode, error) {
-		var n citusNode
-		return n, r.Scan(&n.host, &n.port)
-	})
-	if err == nil && len(nodes) == 0 {
-		err = fmt.Errorf("the coordinator has no active workers")
-	}
-	return nodes, err
-}
-
-func (n citusNode) url(user, db string) string {
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", quote(n.host), n.port, quote(user), quote(db))
-}
-
-// citusCreate creates database name on the node url names, with the
-// extensions the schema needs.
-func citusCreate(ctx context.Context, url, name string) error {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'"); err != nil {
-		return err
-	}
-	db, err := pgx.Connect(ctx, withDatabase(url, name))
-	if err != nil {
-		return err
-	}
-	defer db.Close(context.Background())
-	_, err = db.Exec(ctx, `CREATE EXTENSION citus`)
-	return err
 }

@@ -1,0 +1,135 @@
+package citus
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Node is a node of a Citus cluster as the coordinator's metadata names
+// it (its host: a socket folder here).
+type Node struct {
+	Host string
+	Port int
+}
+
+// URL is the connection string of database db on the node, as user.
+func (n Node) URL(user, db string) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", quote(n.Host), n.Port, quote(user), quote(db))
+}
+
+// Workers reads the active primary workers from the coordinator's
+// metadata, in the order they were added.
+func Workers(ctx context.Context, conn *pgx.Conn) ([]Node, error) {
+	rows, err := conn.Query(ctx, `SELECT nodename, nodeport FROM pg_dist_node WHERE isactive AND noderole = 'primary' AND groupid <> 0 ORDER BY nodeid`)
+	if err != nil {
+		return nil, fmt.Errorf("citus: workers: %w", err)
+	}
+	nodes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Node, error) {
+		var n Node
+		return n, r.Scan(&n.Host, &n.Port)
+	})
+	if err == nil && len(nodes) == 0 {
+		err = fmt.Errorf("the coordinator has no active workers")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("citus: workers: %w", err)
+	}
+	return nodes, nil
+}
+
+// CreateDatabase makes database name a Citus database of the cluster whose
+// coordinator's database coordinator names: the database on the
+// coordinator and on every worker, each with citus and exts, and the
+// coordinator and workers registered in the new database's metadata (a
+// Citus database's metadata is its own). A template cannot do it: the
+// shards live on the workers.
+func CreateDatabase(ctx context.Context, coordinator, name string, exts []string) error {
+	admin, err := pgx.Connect(ctx, coordinator)
+	if err != nil {
+		return fmt.Errorf("citus: create database %s: %w", name, err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	workers, err := Workers(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("citus: create database %s: %w", name, err)
+	}
+	cfg := admin.Config()
+	coord := Node{Host: cfg.Host, Port: int(cfg.Port)}
+	for _, n := range append([]Node{coord}, workers...) {
+		if err := createOn(ctx, n, cfg.User, name, exts); err != nil {
+			return fmt.Errorf("citus: create database %s on %s: %w", name, n.Host, err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, coord.URL(cfg.User, name))
+	if err != nil {
+		return fmt.Errorf("citus: create database %s: %w", name, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, `SELECT citus_set_coordinator_host($1, $2)`, coord.Host, coord.Port); err != nil {
+		return fmt.Errorf("citus: create database %s: set the coordinator: %w", name, err)
+	}
+	for _, w := range workers {
+		if _, err := conn.Exec(ctx, `SELECT citus_add_node($1, $2)`, w.Host, w.Port); err != nil {
+			return fmt.Errorf("citus: create database %s: add worker %s: %w", name, w.Host, err)
+		}
+	}
+	return nil
+}
+
+// createOn creates database name on node n with citus and exts.
+func createOn(ctx context.Context, n Node, user, name string, exts []string) error {
+	conn, err := pgx.Connect(ctx, n.URL(user, "postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'"); err != nil {
+		return err
+	}
+	return createExtensions(ctx, n.URL(user, name), exts)
+}
+
+// DropDatabase drops database name on the coordinator coordinator names
+// and on its workers (those of coordinator's own database's metadata).
+func DropDatabase(ctx context.Context, coordinator, name string) error {
+	admin, err := pgx.Connect(ctx, coordinator)
+	if err != nil {
+		return fmt.Errorf("citus: drop database %s: %w", name, err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	workers, err := Workers(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("citus: drop database %s: %w", name, err)
+	}
+	cfg := admin.Config()
+	for _, n := range append([]Node{{Host: cfg.Host, Port: int(cfg.Port)}}, workers...) {
+		if err := dropOn(ctx, n.URL(cfg.User, "postgres"), name); err != nil {
+			return fmt.Errorf("citus: drop database %s on %s: %w", name, n.Host, err)
+		}
+	}
+	return nil
+}
+
+func dropOn(ctx context.Context, url, name string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+// quote quotes a connection string value.
+func quote(s string) string {
+	out := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '\''))
+}
