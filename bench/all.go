@@ -139,6 +139,7 @@ func allSections() []allSection {
 		{key: "upkeep", title: "Memory upkeep: helper calls and characters per turn", run: allUpkeep},
 		{key: "prompt", title: "Prompt size over a long conversation", run: allPrompt},
 		{key: "locomo", title: "LoCoMo evidence recall, every layer on", run: allLocomo},
+		{key: "distributed", title: "Distributed: Citus, a coordinator and two workers", timed: true, run: allDistributed},
 	}
 }
 
@@ -382,6 +383,10 @@ type allScale struct {
 	// throughput section.
 	LoadConversations int `json:"load_conversations"`
 	LoadTurns         int `json:"load_turns"`
+	// CitusTurnSizes and CitusSearch are the distributed section's turn
+	// threads and search corpus, loaded through the coordinator.
+	CitusTurnSizes []int `json:"citus_turn_sizes"`
+	CitusSearch    int   `json:"citus_search"`
 }
 
 var (
@@ -390,11 +395,13 @@ var (
 		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 500,
 		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600, UpkeepTurns: 200,
 		LoadConversations: 200, LoadTurns: 25,
+		CitusTurnSizes: []int{1_000, 100_000}, CitusSearch: 1_000_000,
 	}
 	allQuick = allScale{
 		TurnSizes: []int{100, 2_000}, Turns: 20,
 		SearchSizes: []int{5_000}, SearchBig: 1_000, Queries: 40,
 		PromptTurns: 60, PromptEvery: 20, Conversations: 1, ProbeExchanges: 40, UpkeepTurns: 20,
 		LoadConversations: 4, LoadTurns: 3,
+		CitusTurnSizes: []int{100, 2_000}, CitusSearch: 5_000,
 	}
 )

@@ -66,7 +66,16 @@ func allTurnLoad(ctx context.Context, e *allEnv) (allMeasure, error) {
 func allTurn(ctx context.Context, e *allEnv, name string, load corpusLoad, threads map[int]yakor.Scope) (allPart, error) {
 	sizes := slices.Sorted(maps.Keys(threads))
 	runName := e.db.siblingName("turn_run")
-	rdb, err := cloneSibling(ctx, e, name, runName)
+	var rdb *database
+	var err error
+	if e.db.distributed() {
+		// A Citus database is not copied from a template: the turns run
+		// on the corpus, which goes after them.
+		runName = name
+		rdb, _, err = e.db.openSibling(ctx, name, false, e.log)
+	} else {
+		rdb, err = cloneSibling(ctx, e, name, runName)
+	}
 	if err != nil {
 		return allPart{}, err
 	}

@@ -28,7 +28,7 @@ func TestBenchAllQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "docs", "benchmarks.md")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--quick", "--out", out, "--database-url", url, "--data", filepath.Join("testdata", "locomo-quick.json"),
-		"--binary", yakorBin, "--bench-dir", t.TempDir()}
+		"--binary", yakorBin, "--bench-dir", filepath.Dir(pgtest.DataDir(t))}
 	if err := runBenchAll(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -40,6 +40,7 @@ func TestBenchAllQuick(t *testing.T) {
 	wantAll(t, stdout.String(), "| Memory cost per turn, 100 messages in the thread |")
 	want := []string{"# Yakor benchmarks", "A quick run", "| CPU | ", "| PostgreSQL | ", "## Summary", "| figure | value | measured with |",
 		"Memory cost per turn, 2,000 messages in the thread", "Search latency, 5,000 messages in the database", "Prompt size at turn 60", "Throughput, 4 conversations at once", "Server peak memory under that load", "LoCoMo evidence recall", "LoCoMo's messages in order as the user's messages",
+		"Throughput on Citus (a coordinator, 2 workers, one machine)", "Memory cost per turn on Citus, 2,000 messages in the thread", "Search latency on Citus, 5,000 messages",
 		"![Prompt size against turn number](prompt-size.png)", "## Reproducing", "bin/yakor bench all"}
 	for i, s := range allSections() {
 		want = append(want, "## "+string(rune('1'+i))+". "+s.title)

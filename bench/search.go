@@ -155,6 +155,11 @@ func (c *searchCorpus) prewarm(ctx context.Context) error {
 	if _, err := c.db.Owner.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_prewarm`); err != nil {
 		return err
 	}
+	if c.db.distributed() {
+		// The rows are on the workers: each shard of messages, there.
+		_, err := c.db.Owner.Exec(ctx, `SELECT run_command_on_shards('messages', $cmd$SELECT pg_prewarm('%s', 'read')$cmd$)`)
+		return err
+	}
 	_, err := c.db.Owner.Exec(ctx, `SELECT pg_prewarm(r, 'read') FROM (SELECT 'messages'::regclass AS r
 UNION ALL SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'messages'::regclass) AS rels`)
 	return err

@@ -18,6 +18,7 @@ import (
 
 	"yakor/app"
 	"yakor/postgres"
+	"yakor/postgres/citus"
 )
 
 // siblingComplete starts the comment of a sibling database whose load
@@ -40,6 +41,11 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	var comment *string
 	err = db.Owner.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment)
 	switch {
+	case errors.Is(err, pgx.ErrNoRows) && db.distributed():
+		// On every node of the Citus cluster, the workers registered.
+		if err := citus.CreateDatabase(ctx, db.url, name, citusExtensions); err != nil {
+			return nil, "", fmt.Errorf("bench: %w", err)
+		}
 	case errors.Is(err, pgx.ErrNoRows):
 		if _, err := db.Owner.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); err != nil {
 			return nil, "", fmt.Errorf("bench: create database %s (the benchmark's role needs CREATEDB, which its private cluster has): %w", name, err)
@@ -82,9 +88,15 @@ func (db *database) markComplete(ctx context.Context, name, done string) error {
 
 // dropSibling drops the sibling database name (closed first).
 func (db *database) dropSibling(ctx context.Context, name string) error {
+	if db.distributed() {
+		return citus.DropDatabase(ctx, db.url, name)
+	}
 	_, err := db.Owner.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`)
 	return err
 }
+
+// distributed reports whether db is a Citus coordinator's database.
+func (db *database) distributed() bool { return db.Tenant != nil && db.Tenant.Distributed() }
 
 // siblingName is the name of a sibling of db's database: its own name,
 // then suffix.
