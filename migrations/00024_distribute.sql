@@ -20,8 +20,12 @@
 -- functions the tables' generated columns and indexes call go with the
 -- tables to the workers.
 --
--- A later migration that creates a tenant-keyed table must distribute it
--- the same way (yakor_distribute below), after creating it.
+-- A database migrated before Citus was added to it is distributed later
+-- by SELECT yakor_distribute() once the extension is created and the
+-- workers are added (docs/scaling.md): its rows move to the workers. It
+-- does nothing on a database without citus, or distributed already. A
+-- later migration that creates a tenant-keyed table must distribute it
+-- the same way, after creating it.
 
 -- yakor_set_tenant names the transaction's tenant (yakor.tenant) so that
 -- it reaches a Citus coordinator's workers: Citus passes on a SET LOCAL in
@@ -42,73 +46,17 @@ END
 $$;
 -- +goose StatementEnd
 
--- +goose StatementBegin
-CREATE FUNCTION yakor_distribute(tables text[], reference text[]) RETURNS void
-    LANGUAGE plpgsql
-AS $$
-DECLARE
-    fk record;
-    fks text[] := '{}';
-    t text;
-BEGIN
-    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
-        RETURN;
-    END IF;
-    -- Foreign keys to reference tables need one connection per worker in
-    -- the transaction that makes them.
-    SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
-    -- The foreign keys of every table distributed here, set aside.
-    FOR fk IN
-        SELECT c.conrelid::regclass::text AS rel, c.conname, pg_get_constraintdef(c.oid) AS def,
-               c.confrelid::regclass::text AS target
-        FROM pg_constraint c
-        WHERE c.contype = 'f'
-          AND (c.conrelid::regclass::text = ANY (tables) OR c.conrelid::regclass::text = ANY (reference))
-    LOOP
-        EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', fk.rel, fk.conname);
-        IF NOT (fk.rel = ANY (reference) AND fk.target = ANY (tables)) THEN
-            -- Citus takes no ON DELETE SET NULL on a key that holds the
-            -- distribution column: those keys stay, without the action
-            -- (the code unlinks before it deletes).
-            fks := fks || format('ALTER TABLE %I ADD CONSTRAINT %I %s', fk.rel, fk.conname,
-                                 regexp_replace(fk.def, ' ON DELETE SET NULL( \([^)]*\))?', ''));
-        END IF;
-    END LOOP;
-    FOREACH t IN ARRAY reference LOOP
-        PERFORM create_reference_table(t);
-    END LOOP;
-    FOREACH t IN ARRAY tables LOOP
-        IF t = tables[1] THEN
-            PERFORM create_distributed_table(t, 'tenant_id', colocate_with => 'none');
-        ELSE
-            PERFORM create_distributed_table(t, 'tenant_id', colocate_with => tables[1]);
-        END IF;
-    END LOOP;
-    FOREACH t IN ARRAY fks LOOP
-        EXECUTE t;
-    END LOOP;
-END
-$$;
--- +goose StatementEnd
-
-SELECT yakor_distribute(
-    ARRAY['users', 'projects', 'threads', 'messages', 'turns', 'microgoals', 'anchor_cursors',
-          'anchor_decisions', 'experiences', 'grades', 'research_topics', 'research_sufler_fails',
-          'message_embeddings', 'research_articles', 'facts', 'fact_cursors', 'compactions',
-          'upkeep_cursors'],
-    ARRAY['tenants', 'embed_spaces', 'research_runs', 'api_keys']);
-
 -- On Citus, the owner's word-index functions (00021, 00022, 00023) name
 -- their tenant where the planner sees it too: their conditions are hidden
 -- from it (IS TRUE) so that one PostgreSQL reads the words index alone,
 -- but Citus must see tenant_id = the tenant to route the statement to its
 -- one shard. A custom plan each call gives it the tenant's value.
+-- yakor_distribute runs it once it has distributed the tables.
 -- +goose StatementBegin
-DO $do$
+CREATE FUNCTION yakor_distribute_words() RETURNS void
+    LANGUAGE plpgsql
+AS $do$
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
-        RETURN;
-    END IF;
     EXECUTE $sql$
 CREATE OR REPLACE FUNCTION yakor_experience_words_unchecked(for_tenant uuid, of_level smallint, in_space integer, viewer text, stems text[], cap integer)
     RETURNS TABLE (kw integer, entry bigint)
@@ -168,8 +116,81 @@ END
 $do$;
 -- +goose StatementEnd
 
+-- +goose StatementBegin
+CREATE FUNCTION yakor_distribute() RETURNS boolean
+    LANGUAGE plpgsql
+AS $$
+DECLARE
+    tables text[] := ARRAY['users', 'projects', 'threads', 'messages', 'turns', 'microgoals', 'anchor_cursors',
+        'anchor_decisions', 'experiences', 'grades', 'research_topics', 'research_sufler_fails',
+        'message_embeddings', 'research_articles', 'facts', 'fact_cursors', 'compactions', 'upkeep_cursors'];
+    reference text[] := ARRAY['tenants', 'embed_spaces', 'research_runs', 'api_keys'];
+    fk record;
+    f record;
+    fks text[] := '{}';
+    t text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
+        RETURN false;
+    END IF;
+    IF EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = 'users'::regclass) THEN
+        RETURN true; -- distributed already
+    END IF;
+    -- Foreign keys to reference tables need one connection per worker in
+    -- the transaction that makes them.
+    SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
+    -- The foreign keys of every table distributed here, set aside.
+    FOR fk IN
+        SELECT c.conrelid::regclass::text AS rel, c.conname, pg_get_constraintdef(c.oid) AS def,
+               c.confrelid::regclass::text AS target
+        FROM pg_constraint c
+        WHERE c.contype = 'f'
+          AND (c.conrelid::regclass::text = ANY (tables) OR c.conrelid::regclass::text = ANY (reference))
+    LOOP
+        EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', fk.rel, fk.conname);
+        IF NOT (fk.rel = ANY (reference) AND fk.target = ANY (tables)) THEN
+            -- Citus takes no ON DELETE SET NULL on a key that holds the
+            -- distribution column: those keys stay, without the action
+            -- (the code unlinks before it deletes).
+            fks := fks || format('ALTER TABLE %I ADD CONSTRAINT %I %s', fk.rel, fk.conname,
+                                 regexp_replace(fk.def, ' ON DELETE SET NULL( \([^)]*\))?', ''));
+        END IF;
+    END LOOP;
+    FOREACH t IN ARRAY reference LOOP
+        PERFORM create_reference_table(t);
+    END LOOP;
+    FOREACH t IN ARRAY tables LOOP
+        IF t = tables[1] THEN
+            PERFORM create_distributed_table(t, 'tenant_id', colocate_with => 'none');
+        ELSE
+            PERFORM create_distributed_table(t, 'tenant_id', colocate_with => tables[1]);
+        END IF;
+    END LOOP;
+    -- Yakor's functions on every worker: the shard queries call them.
+    -- Citus passes on a function created once it is installed, not one
+    -- made before (a database distributed later). After the tables: one
+    -- names messages.
+    FOR f IN
+        SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'yakor\_%' AND p.proname NOT LIKE 'yakor\_distribute%'
+          AND NOT EXISTS (SELECT FROM pg_dist_object d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid)
+    LOOP
+        PERFORM create_distributed_function(f.sig::regprocedure);
+    END LOOP;
+    FOREACH t IN ARRAY fks LOOP
+        EXECUTE t;
+    END LOOP;
+    PERFORM yakor_distribute_words();
+    RETURN true;
+END
+$$;
+-- +goose StatementEnd
+
+SELECT yakor_distribute();
+
 -- +goose Down
 -- A distributed schema is not undistributed: Citus's undistribute_table
 -- moves every row back to the coordinator, which is an operator's decision.
-DROP FUNCTION yakor_distribute(text[], text[]);
+DROP FUNCTION yakor_distribute();
+DROP FUNCTION yakor_distribute_words();
 DROP FUNCTION yakor_set_tenant(uuid);
