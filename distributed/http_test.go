@@ -15,7 +15,9 @@ import (
 // TestHTTPRoutesToOneShard sends turns through the router as clients do:
 // a backend key acting for an end user on the OpenAI-compatible endpoint
 // (the end user and their conversation made on first use), and the native
-// API's threads (create, send, list, read, the memory panel's trace),
+// API's threads (create, send, import without turns and the prompt it
+// would make, list, read), and a
+// stateless client whose every request holds the whole conversation,
 // on a service role whose statements fail unless each routes to one shard.
 func TestHTTPRoutesToOneShard(t *testing.T) {
 	owner, svc := pgtest.NewCitusService(t, noFanOut)
@@ -30,6 +32,15 @@ func TestHTTPRoutesToOneShard(t *testing.T) {
 		if a := apptest.Call(t, s.URL, backend, "POST", "/v1/chat/completions", string(body), nil); a.Status != http.StatusOK {
 			t.Fatalf("chat completion: %d %s", a.Status, a.Body)
 		}
+	}
+	// A stateless client: the whole conversation in each request, its
+	// earlier messages imported into the thread once.
+	stateless, _ := json.Marshal(map[string]any{"model": "yakor", "user": "boris@shop", "messages": []any{
+		map[string]string{"role": "user", "content": "The pine board is 1250."},
+		map[string]string{"role": "assistant", "content": "Noted: pine at 1250."},
+		map[string]string{"role": "user", "content": "And what does pine cost?"}}})
+	if a := apptest.Call(t, s.URL, backend, "POST", "/v1/chat/completions", string(stateless), nil); a.Status != http.StatusOK {
+		t.Fatalf("stateless chat completion: %d %s", a.Status, a.Body)
 	}
 	_, user, err := s.Accounts.CreateKey(t.Context(), account.NewKey{Tenant: "shop", User: "boris", Name: "boris"})
 	if err != nil {
@@ -46,6 +57,19 @@ func TestHTTPRoutesToOneShard(t *testing.T) {
 	}
 	if a := apptest.Call(t, s.URL, user, "POST", "/api/v1/threads/"+th.ID+"/messages", `{"content":"The birch board is 2100."}`, &sent); a.Status != http.StatusOK {
 		t.Fatalf("send: %d %s", a.Status, a.Body)
+	}
+	var pine int
+	if err := owner.QueryRow(t.Context(), `SELECT count(*) FROM messages WHERE content = 'The pine board is 1250.'`).Scan(&pine); err != nil || pine != 1 {
+		t.Errorf("the stateless client's earlier message stored %d times (%v), want once", pine, err)
+	}
+	// Memory-only: messages imported without turns, then the prompt
+	// Yakor would send (the memory-only mode's preview).
+	imp := `{"messages":[{"role":"user","content":"The sofa is 31500.","client_id":"m1"},{"role":"assistant","content":"Noted."}]}`
+	if a := apptest.Call(t, s.URL, user, "POST", "/api/v1/threads/"+th.ID+"/messages/import", imp, nil); a.Status != http.StatusCreated {
+		t.Errorf("import: %d %s", a.Status, a.Body)
+	}
+	if a := apptest.Call(t, s.URL, user, "POST", "/api/v1/threads/"+th.ID+"/context", `{"message":"What is the sofa's price?"}`, nil); a.Status != http.StatusOK {
+		t.Errorf("context preview: %d %s", a.Status, a.Body)
 	}
 	for _, path := range []string{"/api/v1/threads", "/api/v1/threads/" + th.ID, "/api/v1/threads/" + th.ID + "/messages"} {
 		if a := apptest.Call(t, s.URL, user, "GET", path, "", nil); a.Status != http.StatusOK {
