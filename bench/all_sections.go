@@ -313,7 +313,7 @@ func allLocomo(ctx context.Context, e *allEnv) (allPart, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "LoCoMo's %s (%s messages), each grown as a thread would be, a message and its reply at a time, with anchors, fact extraction and compaction run after each (offline helper); then, for each of its %s questions of categories 1–4, the share of its annotated evidence messages that the prompt can reach: "+
 		"the window (%s characters), the running summary, the facts block, the anchors block, or history search with the question as the query (%s characters of hits). "+
-		"*As a turn* is how a turn runs search: only before the window's first message, since the window holds the rest; *whole thread* searches all of it.\n\n",
+		"*As a turn* is the prompt a turn would build for the question (the engine's preview): the window's oldest messages give way so that the prompt with the hits keeps the 30,000-character budget, and the search looks before what is left of the window, in the room left; *whole thread* searches all of it beside the whole window.\n\n",
 		plural(rep.Conversations, "conversation"), groupThousands(rep.Messages), groupThousands(rep.Questions), groupThousands(rep.WindowChars), groupThousands(rep.SearchBudget))
 	b.WriteString("| category | questions | window | summary | facts | anchors | search (first layer holding it) | reachable, as a turn | reachable, whole thread | without search | all of a question's evidence |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	pc := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }

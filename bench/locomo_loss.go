@@ -20,6 +20,7 @@ import (
 	"yakor/facts"
 	"yakor/history"
 	"yakor/search"
+	"yakor/turn"
 )
 
 // The layers of a prompt that can carry a message's content, in the order
@@ -253,6 +254,7 @@ type lossPipeline struct {
 	facts     *facts.Store
 	compactor *history.Compactor
 	searcher  *search.Searcher
+	engine    *turn.Engine // its Preview is the prompt a turn would build
 	window    int
 	step      int
 	budget    int // search budget
@@ -271,7 +273,7 @@ func newLossPipeline(ctx context.Context, db *database, cfg app.Config, log *slo
 		return nil, err
 	}
 	return &lossPipeline{db: db, accounts: a.Accounts, hist: a.History, anchors: a.Anchors, facts: a.Facts, compactor: a.Compactor,
-		searcher: a.Searcher, window: o.window, step: o.step, budget: cfg.SearchBudget}, nil
+		searcher: a.Searcher, engine: a.Engine, window: o.window, step: o.step, budget: cfg.SearchBudget}, nil
 }
 
 // grow imports msgs into a new thread of scope, p.step messages at a time

@@ -13,7 +13,6 @@ import (
 
 	"yakor"
 	"yakor/history"
-	"yakor/turn"
 	"yakor/words"
 )
 
@@ -21,9 +20,8 @@ import (
 // the window's verbatim messages and the texts of the summary, facts and
 // anchors layers.
 type lossLayers struct {
-	window  map[int64]bool
-	firstID int64 // the message a turn searches before (turn.SearchBefore)
-	text    [lossNLayers]lossText
+	window map[int64]bool
+	text   [lossNLayers]lossText
 }
 
 // lossText is a layer's text as the containment test reads it: its items
@@ -70,7 +68,7 @@ func (p *lossPipeline) layers(ctx context.Context, scope yakor.Scope, stats *los
 	}
 	stats.WindowFirst = "none"
 	if len(win) > 0 {
-		l.firstID, stats.WindowFirst = turn.SearchBefore(win, 0), win[0].Kind
+		stats.WindowFirst = win[0].Kind
 	}
 	for _, m := range win {
 		if m.Kind != history.KindSummary {

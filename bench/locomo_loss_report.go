@@ -164,7 +164,7 @@ func lossPrint(w io.Writer, rep lossReport) error {
 		func(r lossRow) (map[string]float64, []float64) {
 			return r.First, []float64{r.Reachable, r.WithoutSearch, r.AllEvidence}
 		})
-	lossLayerTable(&b, rep.Rows, "\nEach layer alone after compaction; the turn's search is SEARCH_HISTORY as a turn runs it, before the window's first message:", []string{"turn's search"},
+	lossLayerTable(&b, rep.Rows, "\nEach layer alone after compaction; the turn's search is SEARCH_HISTORY as a turn runs it (the engine's preview of the question: the window giving way to the prompt budget, the search before what is left of it, in the room left):", []string{"turn's search"},
 		func(r lossRow) (map[string]float64, []float64) { return r.Alone, []float64{r.TurnSearch} })
 	lossBeforeAfter(&b, rep)
 	lossThreadsTable(&b, rep)

@@ -13,6 +13,7 @@ import (
 	"yakor"
 	"yakor/history"
 	"yakor/search"
+	"yakor/turn"
 )
 
 // lossScore is one question's result.
@@ -77,16 +78,38 @@ func (p *lossPipeline) search(ctx context.Context, scope yakor.Scope, question s
 	return f, nil
 }
 
+// turnPrompt builds the prompt question would get as a turn in scope's
+// thread (turn.Engine.Preview: the window giving way to the prompt
+// budget, the search before what is left of it, with the room left): the
+// window's messages it holds, and what its search found.
+func (p *lossPipeline) turnPrompt(ctx context.Context, scope yakor.Scope, question string) (window map[int64]bool, found lossFound, err error) {
+	pv, err := p.engine.Preview(ctx, scope, question)
+	if err != nil {
+		return nil, lossFound{}, fmt.Errorf("preview %q: %w", question, err)
+	}
+	window, found = map[int64]bool{}, lossFound{ids: map[int64]bool{}}
+	for _, l := range pv.Prompt.Layers {
+		if l.Name == turn.LayerWindow {
+			for _, id := range l.MessageIDs {
+				window[id] = true
+			}
+		}
+	}
+	for _, h := range pv.Search.Hits {
+		found.ids[h.MessageID] = true
+	}
+	return window, found, nil
+}
+
 // lossThreads are a conversation's two threads: imported whole (before
 // compaction) and grown through the pipeline (after), with what a
 // question's evidence is looked for in.
 type lossThreads struct {
-	before      locomoThread
-	inBefore    map[int64]bool // the before thread's window
-	firstBefore int64          // its first message
-	after       yakor.Scope
-	ids         []int64 // the after thread's message of each of the conversation's
-	layers      lossLayers
+	before   locomoThread
+	inBefore map[int64]bool // the before thread's window
+	after    yakor.Scope
+	ids      []int64 // the after thread's message of each of the conversation's
+	layers   lossLayers
 }
 
 // conversation measures one conversation: imported whole into a thread
@@ -150,9 +173,6 @@ func (p *lossPipeline) threads(ctx context.Context, scope yakor.Scope, c locomoC
 	for _, m := range win {
 		th.inBefore[m.ID] = true
 	}
-	if len(win) > 0 {
-		th.firstBefore = win[0].ID
-	}
 	return th, nil
 }
 
@@ -164,12 +184,13 @@ func (p *lossPipeline) score(ctx context.Context, c locomoConv, q locomoQuestion
 		return s, nil
 	}
 	var found [4]lossFound // before: whole, turn's; after: whole, turn's
-	for i, r := range []struct {
-		scope    yakor.Scope
-		beforeID int64
-	}{{th.before.scope, 0}, {th.before.scope, th.firstBefore}, {th.after, 0}, {th.after, th.layers.firstID}} {
-		var err error
-		if found[i], err = p.search(ctx, r.scope, q.text, r.beforeID); err != nil {
+	var windows [2]map[int64]bool
+	var err error
+	for i, scope := range []yakor.Scope{th.before.scope, th.after} {
+		if found[2*i], err = p.search(ctx, scope, q.text, 0); err != nil {
+			return s, err
+		}
+		if windows[i], found[2*i+1], err = p.turnPrompt(ctx, scope, q.text); err != nil {
 			return s, err
 		}
 	}
@@ -191,7 +212,9 @@ func (p *lossPipeline) score(ctx context.Context, c locomoConv, q locomoQuestion
 			held[l] = th.layers.text[l].holds(e)
 		}
 		held[lossSearch] = found[2].ids[id]
-		s.add(share, held, found[3].ids[id], th.inBefore[was], found[0].ids[was], found[1].ids[was], c.msgs[idx].Content)
+		turnHeld := held
+		turnHeld[lossWindow] = windows[1][id]
+		s.add(share, held, turnHeld, found[3].ids[id], th.inBefore[was], windows[0][was], found[0].ids[was], found[1].ids[was], c.msgs[idx].Content)
 	}
 	s.lost = len(s.detail.Evidence) > 0
 	if s.lost || s.msgSearchLost {
@@ -201,10 +224,11 @@ func (p *lossPipeline) score(ctx context.Context, c locomoConv, q locomoQuestion
 }
 
 // add counts an evidence message, a share of its question's: after
-// compaction held by the layers held and found by the turn's search
-// (turn); before it in the window (bw), found by the whole thread's search
-// (bs) and by the turn's (bt).
-func (s *lossScore) add(share float64, held [lossNLayers]bool, turn, bw, bs, bt bool, content string) {
+// compaction held by the layers held (turnHeld: with the window a turn's
+// prompt keeps) and found by the turn's search (turn); before it in the
+// window (bw; btw: the turn's), found by the whole thread's search (bs)
+// and by the turn's (bt).
+func (s *lossScore) add(share float64, held, turnHeld [lossNLayers]bool, turn, bw, btw, bs, bt bool, content string) {
 	if l := slices.Index(held[:], true); l >= 0 {
 		s.first[l] += share
 		s.reachable += share
@@ -222,7 +246,7 @@ func (s *lossScore) add(share float64, held [lossNLayers]bool, turn, bw, bs, bt 
 	if turn {
 		s.turnSearch += share
 	}
-	if turn || slices.Contains(held[:lossSearch], true) {
+	if turn || slices.Contains(turnHeld[:lossSearch], true) {
 		s.turnReachable += share
 	}
 	if bw {
@@ -234,7 +258,7 @@ func (s *lossScore) add(share float64, held [lossNLayers]bool, turn, bw, bs, bt 
 	if bt {
 		s.beforeTurnSearch += share
 	}
-	if bw || bt {
+	if btw || bt {
 		s.beforeTurnReachable += share
 	}
 	if bs || slices.Contains(held[:lossSearch], true) {

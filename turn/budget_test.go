@@ -3,6 +3,7 @@ package turn_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"yakor/app/apptest"
 	"yakor/history"
 	"yakor/llm"
+	"yakor/search"
 	"yakor/turn"
 )
 
@@ -94,5 +96,38 @@ func TestPromptBudget(t *testing.T) {
 	}
 	if first := m.sizes[len(m.sizes)-2]; first < cfg.PromptChars*3/4 {
 		t.Fatalf("the last turn's first request had only %d chars: the window gave way when it had no need", first)
+	}
+}
+
+// TestPreviewKeepsPromptBudget: the memory-only preview of a message
+// builds the prompt as a turn does, the prompt budget included: the
+// window gives way for the search's hits, which then reach what it gave
+// up.
+func TestPreviewKeepsPromptBudget(t *testing.T) {
+	cfg := apptest.Config()
+	cfg.WindowChars, cfg.PromptChars = 20000, 8000
+	s := apptest.New(t, cfg, app.WithInlineJobs())
+	ctx := s.Local.Context(t.Context())
+	th, err := s.History.CreateThread(ctx, s.Local, history.ThreadCreate{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := s.Local.WithThread(th.ID)
+	msgs := []history.NewMessage{{Role: "user", Content: "Price list: the oak board costs 3400 rub per sheet."}}
+	for i := range 14 {
+		msgs = append(msgs, history.NewMessage{Role: "user", Content: fmt.Sprintf("Note %d: %s", i, strings.Repeat("we talk about the kitchen layout and the delivery window. ", 16))})
+	}
+	if _, err := s.Engine.Import(ctx, scope, msgs); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := s.Engine.Preview(ctx, scope, "What did the oak board cost?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pv.Prompt.TotalChars(); got > cfg.PromptChars {
+		t.Errorf("the preview's prompt holds %d characters, over the budget of %d", got, cfg.PromptChars)
+	}
+	if !slices.ContainsFunc(pv.Search.Hits, func(h search.Hit) bool { return strings.Contains(h.Content, "3400") }) {
+		t.Errorf("the preview's search did not reach the price the window gave up: %d hits", len(pv.Search.Hits))
 	}
 }

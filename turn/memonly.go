@@ -26,7 +26,8 @@ type Preview struct {
 // Preview builds the prompt message would get in scope's thread as a turn
 // builds it (window, anchors, facts, long-term memory), and runs the
 // history search on the message, its hits joining the prompt before the
-// message as the "found" layer. Nothing is stored and no model is called;
+// message as the "found" layer; as in a turn, the window's oldest messages
+// give way so that the prompt with the hits keeps the prompt budget. Nothing is stored and no model is called;
 // the system prompt asks for no search marker (the app's model is not
 // Yakor's).
 func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string) (Preview, error) {
@@ -49,10 +50,14 @@ func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string)
 	t := &turnRun{e: e, scope: scope, lang: lang, tr: Trace{Timings: map[string]float64{}}}
 	pt.window, pt.tail = window, []llm.Message{{Role: "user", Content: message}}
 	pt.memory = t.recall(ctx, message)
-	p := assemble(pt)
+	t.parts, t.window, t.prompt = pt, window, assemble(pt)
+	// As a turn's search does: the window's oldest messages give way for
+	// the hits (the prompt budget), and the search reaches them.
+	room := t.room(nil)
+	p := t.prompt
 	q := []rune(message)
 	query := string(q[:min(len(q), search.MaxQueryChars)])
-	res, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: e.cfg.SearchBudget, BeforeID: SearchBefore(window, 0)})
+	res, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: room, BeforeID: SearchBefore(t.window, 0)})
 	if err != nil {
 		return Preview{}, fmt.Errorf("search %q: %w", query, err)
 	}
