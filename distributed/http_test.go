@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"yakor"
 	"yakor/account"
 	"yakor/app"
 	"yakor/app/apptest"
@@ -20,10 +21,12 @@ import (
 // stateless client whose every request holds the whole conversation,
 // on a service role whose statements fail unless each routes to one shard.
 func TestHTTPRoutesToOneShard(t *testing.T) {
-	owner, svc := pgtest.NewCitusService(t, noFanOut)
+	rec := newStatements()
+	owner, svc := pgtest.CitusService(t, pgtest.NewCitusURL(t), noFanOut, rec)
+	rec.start()
 	logged := newWarnings()
 	s := apptest.StartLogged(t, apptest.Config(), slog.New(logged), app.WithDatabase(&app.Database{Owner: owner, Tenant: svc}))
-	_, backend, err := s.Accounts.CreateKey(t.Context(), account.NewKey{Tenant: "shop", Name: "backend", Role: account.RoleBackend})
+	bk, backend, err := s.Accounts.CreateKey(t.Context(), account.NewKey{Tenant: "shop", Name: "backend", Role: account.RoleBackend})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +78,10 @@ func TestHTTPRoutesToOneShard(t *testing.T) {
 		if a := apptest.Call(t, s.URL, user, "GET", path, "", nil); a.Status != http.StatusOK {
 			t.Errorf("GET %s: %d %s", path, a.Status, a.Body)
 		}
+	}
+	shop := yakor.Scope{TenantID: bk.TenantID}.Context(t.Context())
+	if routed, _ := rec.explainEach(t, shop, svc); routed == 0 {
+		t.Error("no routed statement seen")
 	}
 	logged.none(t)
 }

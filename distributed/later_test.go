@@ -99,7 +99,7 @@ func TestDistributeLater(t *testing.T) {
 	}
 
 	// The service, distributed now and held to one shard a statement.
-	_, dsvc := pgtest.CitusService(t, url, noFanOut)
+	_, dsvc := pgtest.CitusService(t, url, noFanOut, nil)
 	s2 := apptest.Start(t, apptest.Config(), app.WithDatabase(&app.Database{Owner: owner, Tenant: dsvc}), app.WithInlineJobs())
 	if _, err := s2.Engine.Send(sc.Context(ctx), sc, turn.Input{Content: "And the oak board?"}, func(turn.Event) error { return nil }); err != nil {
 		t.Fatal(err)

@@ -59,7 +59,9 @@ func (teacher) Model() string    { return "teacher-1" }
 // recalled into later prompts, on Citus, with every statement of the
 // service role routed to one shard.
 func TestLearningRoutesToOneShard(t *testing.T) {
-	owner, svc := pgtest.NewCitusService(t, noFanOut)
+	rec := newStatements()
+	owner, svc := pgtest.CitusService(t, pgtest.NewCitusURL(t), noFanOut, rec)
+	rec.start()
 	logged := newWarnings()
 	s := apptest.StartLogged(t, apptest.Config(), slog.New(logged), app.WithDatabase(&app.Database{Owner: owner, Tenant: svc}),
 		app.WithInlineJobs(), app.WithHelpers(app.Helpers{Upkeep: reader{}}), app.WithChatModel(teacher{}))
@@ -92,6 +94,9 @@ FROM turns WHERE tenant_id = $1 AND id = $2`, sc.TenantID, out.TurnID).Scan(&mem
 	}
 	if memory == 0 {
 		t.Errorf("the last turn recalled nothing of %d experiences", n)
+	}
+	if routed, _ := rec.explainEach(t, ctx, svc); routed == 0 {
+		t.Error("no routed statement seen")
 	}
 	logged.none(t)
 }

@@ -23,9 +23,12 @@ var noFanOut = map[string]string{"citus.multi_task_query_log_level": "error"}
 // engine, with every layer on and its upkeep (anchors, facts, grading,
 // compaction, message embeddings) after each turn, on a service role whose
 // statements fail unless Citus routes them to one shard: the conversation
-// going through whole is the test that each of them did.
+// going through whole is the test that each of them did. Then each distinct
+// statement it sent is EXPLAINed with the arguments it ran with, and every
+// Citus plan among them must be one task.
 func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
-	owner, svc := pgtest.NewCitusService(t, noFanOut)
+	rec := newStatements()
+	owner, svc := pgtest.CitusService(t, pgtest.NewCitusURL(t), noFanOut, rec)
 	cfg := apptest.Config()
 	cfg.Compaction = true
 	cfg.WindowChars = 1500
@@ -43,6 +46,7 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 	if _, err := svc.Exec(ctx, `SELECT count(*) FROM messages`); err == nil || !strings.Contains(err.Error(), "multi-task") {
 		t.Fatalf("an unscoped count as the service role: %v, want the multi-task error", err)
 	}
+	rec.start()
 
 	lines := []string{
 		"My name is Anna and I run a furniture workshop.",
@@ -82,6 +86,11 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 		t.Errorf("the search for the birch board found %d hits without its price", len(res.Hits))
 	}
 	t.Logf("%d searches in the turns; the search found %d hits", searches, len(res.Hits))
+	routed, other := rec.explainEach(t, ctx, svc)
+	t.Logf("EXPLAIN of each of the %d statements the service role sent: %d planned by Citus, each one task; %d not distributed (Yakor's functions, whose own statements the guard checked)", routed+other, routed, other)
+	if routed < 20 {
+		t.Errorf("only %d distinct routed statements seen: the tracer missed the conversation's", routed)
+	}
 	if !strings.Contains(last.Reply.Content, "3400") {
 		t.Errorf("the last reply does not give the price: %q", last.Reply.Content)
 	}

@@ -43,7 +43,7 @@ func ownCluster(t *testing.T) *citus.Cluster {
 // again without anything restarted.
 func TestWorkerDownFailsItsTenantsOnly(t *testing.T) {
 	c := ownCluster(t)
-	owner, svc := pgtest.CitusService(t, pgtest.CitusDatabase(t, c.URL()), nil)
+	owner, svc := pgtest.CitusService(t, pgtest.CitusDatabase(t, c.URL()), nil, nil)
 	s := apptest.Start(t, apptest.Config(), app.WithDatabase(&app.Database{Owner: owner, Tenant: svc}))
 	ws := workers(t, owner)
 	var keys []string

@@ -32,6 +32,9 @@ import (
 // Options tune the pool.
 type Options struct {
 	MaxConns int32 // 0: pgxpool's default (max(4, cores))
+	// Tracer sees every statement the pool's connections run (tests that
+	// look at what a conversation sent); nil: none.
+	Tracer pgx.QueryTracer
 }
 
 // Open prepares the database at url and returns a pool on it: it creates the
@@ -136,6 +139,7 @@ func poolConfig(url string, opts Options) (*pgxpool.Config, error) {
 	// Filtered nearest-neighbour queries (one tenant's vectors in a shared
 	// HNSW index) keep scanning the index until they have their rows.
 	cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = "relaxed_order"
+	cfg.ConnConfig.Tracer = opts.Tracer
 	return cfg, nil
 }
 

@@ -60,12 +60,13 @@ func CitusDatabase(tb testing.TB, base string) string {
 // citus.multi_task_query_log_level).
 func NewCitusService(tb testing.TB, params map[string]string) (*pgxpool.Pool, *postgres.DB) {
 	tb.Helper()
-	return CitusService(tb, NewCitusURL(tb), params)
+	return CitusService(tb, NewCitusURL(tb), params, nil)
 }
 
 // CitusService opens the owner's pool and the service role's DB on the
-// Citus database url names (made by CitusDatabase).
-func CitusService(tb testing.TB, url string, params map[string]string) (*pgxpool.Pool, *postgres.DB) {
+// Citus database url names (made by CitusDatabase); tracer, when not nil,
+// sees every statement of the service role.
+func CitusService(tb testing.TB, url string, params map[string]string, tracer pgx.QueryTracer) (*pgxpool.Pool, *postgres.DB) {
 	tb.Helper()
 	owner := open(tb, url, 4)
 	cfg, err := pgx.ParseConfig(url)
@@ -76,7 +77,7 @@ func CitusService(tb testing.TB, url string, params map[string]string) (*pgxpool
 	for k, v := range params {
 		svcURL += " " + k + "=" + quote(v)
 	}
-	svc, err := postgres.OpenService(context.Background(), url, svcURL, postgres.Options{MaxConns: 8}, Logger(tb))
+	svc, err := postgres.OpenService(context.Background(), url, svcURL, postgres.Options{MaxConns: 8, Tracer: tracer}, Logger(tb))
 	if err != nil {
 		tb.Fatalf("pgtest: open as the service role: %v", err)
 	}
