@@ -186,6 +186,9 @@ END
 $$;
 -- +goose StatementEnd
 
+-- Only the tables' owner distributes.
+REVOKE EXECUTE ON FUNCTION yakor_distribute(), yakor_distribute_words() FROM PUBLIC;
+
 SELECT yakor_distribute();
 
 -- +goose Down

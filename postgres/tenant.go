@@ -109,7 +109,9 @@ func (db *DB) scoped(ctx context.Context, tenant, sql string, args []any) (pgx.B
 
 // sendScoped sends b after the statements that name tenant, and returns
 // the batch at b's first result; on a Citus coordinator b is wrapped in a
-// transaction block whose COMMIT the batch's Close reads.
+// transaction block whose COMMIT the batch's Close reads. A statement that
+// fails there leaves its connection in the failed block (the server skips
+// the COMMIT): the pool closes such a connection when it is given back.
 func (db *DB) sendScoped(ctx context.Context, tenant string, b *pgx.Batch) pgx.BatchResults {
 	scoped := &pgx.Batch{}
 	head := 1

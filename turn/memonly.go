@@ -27,9 +27,9 @@ type Preview struct {
 // builds it (window, anchors, facts, long-term memory), and runs the
 // history search on the message, its hits joining the prompt before the
 // message as the "found" layer; as in a turn, the window's oldest messages
-// give way so that the prompt with the hits keeps the prompt budget. Nothing is stored and no model is called;
-// the system prompt asks for no search marker (the app's model is not
-// Yakor's).
+// give way so that the prompt with the hits keeps the prompt budget.
+// Nothing is stored and no model is called; the system prompt asks for no
+// search marker (the app's model is not Yakor's).
 func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string) (Preview, error) {
 	if err := history.ValidateContent(message, e.cfg.MaxMessageChars); err != nil {
 		return Preview{}, err
