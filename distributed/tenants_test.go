@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
+	"yakor/account"
 	"yakor/app"
 	"yakor/app/apptest"
 	"yakor/history"
@@ -183,4 +184,20 @@ func shardRows(t *testing.T, owner *pgxpool.Pool, w node, tenant string) map[str
 		}
 	}
 	return seen
+}
+
+// TestTenantReachesWorkersWithoutServerSetting: a managed Citus may not
+// let its user set citus.propagate_set_commands server-wide;
+// yakor_set_tenant sets it for its own transaction, so the tenant still
+// reaches the workers' shard queries.
+func TestTenantReachesWorkersWithoutServerSetting(t *testing.T) {
+	owner, svc := pgtest.NewCitusService(t, map[string]string{"citus.propagate_set_commands": "none"})
+	sc, err := account.NewStore(owner).CreateTenantUser(t.Context(), "managed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := svc.QueryRow(sc.Context(t.Context()), `SELECT count(*) FROM users WHERE tenant_id = $1`, sc.TenantID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the tenant's users seen through the coordinator: %d, %v (want 1)", n, err)
+	}
 }
