@@ -54,21 +54,12 @@ func startLoadCitus(ctx context.Context, o loadOptions, stderr io.Writer) (*citu
 // dropDatabase drops the database url names, from the server's postgres
 // database.
 func dropDatabase(ctx context.Context, url string) error {
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		return err
-	}
-	name := pgx.Identifier{cfg.Database}.Sanitize()
-	cfg.Database = "postgres"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("drop the last run's database: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop the last run's database: %w", err)
-	}
-	return nil
+	return onServer(ctx, url, func(conn *pgx.Conn, name string) error {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop the last run's database: %w", err)
+		}
+		return nil
+	})
 }
 
 // benchLoadDistributed runs the load on one node, then on Citus, and

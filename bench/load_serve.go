@@ -88,6 +88,20 @@ const loadDatabase = "yakor_load"
 
 // recreateDatabase drops the database of url and creates it empty.
 func recreateDatabase(ctx context.Context, url string) error {
+	return onServer(ctx, url, func(conn *pgx.Conn, name string) error {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop the last run's database: %w", err)
+		}
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+			return fmt.Errorf("create the database: %w", err)
+		}
+		return nil
+	})
+}
+
+// onServer runs fn on a connection to the postgres database of url's
+// server, with url's database's name quoted.
+func onServer(ctx context.Context, url string, fn func(conn *pgx.Conn, name string) error) error {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return err
@@ -96,16 +110,10 @@ func recreateDatabase(ctx context.Context, url string) error {
 	cfg.Database = "postgres"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("recreate the database: %w", err)
+		return fmt.Errorf("connect to the server of %s: %w", name, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop the last run's database: %w", err)
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return fmt.Errorf("create the database: %w", err)
-	}
-	return nil
+	return fn(conn, name)
 }
 
 // serve runs the server and waits until /readyz says ready.
