@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"yakor/app"
+	"yakor/migrations"
 	"yakor/postgres"
 	"yakor/postgres/citus"
 )
@@ -39,7 +40,7 @@ func allDistributed(ctx context.Context, e *allEnv) (allPart, error) {
 		return allPart{}, fmt.Errorf("bench load --distributed: %w", err)
 	}
 	c, err := citus.Start(ctx, citus.Options{Dir: filepath.Join(e.cfg.DataDir, "citus"), Workers: allCitusWorkers,
-		Extensions: citusExtensions, Settings: benchServerSettings, Logger: e.log})
+		Extensions: migrations.Extensions(), Settings: benchServerSettings, Logger: e.log})
 	if err != nil {
 		return allPart{}, err
 	}

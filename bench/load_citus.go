@@ -13,12 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor/app"
+	"yakor/migrations"
 	"yakor/postgres/citus"
 )
-
-// citusExtensions are the extensions the schema uses, made on every node
-// before the workers are registered (migration 00001 and 00002's).
-var citusExtensions = []string{"vector", "pg_trgm", "btree_gin"}
 
 // startLoadCitus starts the private Citus cluster in o.BenchDir/citus with
 // its own database for this run: the nodes are started, the last run's
@@ -30,7 +27,7 @@ func startLoadCitus(ctx context.Context, o loadOptions, stderr io.Writer) (*citu
 		return nil, err
 	}
 	opts := citus.Options{Dir: filepath.Join(o.BenchDir, "citus"), Workers: o.CitusWorkers, BinDir: o.PGBin, User: o.PGUser,
-		Database: loadDatabase, Extensions: citusExtensions, Settings: o.PGSettings, Logger: log}
+		Database: loadDatabase, Extensions: migrations.Extensions(), Settings: o.PGSettings, Logger: log}
 	c, err := citus.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("bench load: private Citus cluster in %s: %w", opts.Dir, err)

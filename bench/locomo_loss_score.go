@@ -61,9 +61,10 @@ type lossFound struct {
 }
 
 // search runs question over scope's thread as the model's SEARCH_HISTORY
-// would: the whole thread, or (beforeID > 0) only before the window.
-func (p *lossPipeline) search(ctx context.Context, scope yakor.Scope, question string, beforeID int64) (lossFound, error) {
-	res, err := p.searcher.Search(ctx, scope, question, search.Options{Budget: p.budget, BeforeID: beforeID})
+// would over the whole thread (the turn's, before its window, is
+// turnPrompt's).
+func (p *lossPipeline) search(ctx context.Context, scope yakor.Scope, question string) (lossFound, error) {
+	res, err := p.searcher.Search(ctx, scope, question, search.Options{Budget: p.budget})
 	if err != nil {
 		return lossFound{}, fmt.Errorf("search %q: %w", question, err)
 	}
@@ -187,7 +188,7 @@ func (p *lossPipeline) score(ctx context.Context, c locomoConv, q locomoQuestion
 	var windows [2]map[int64]bool
 	var err error
 	for i, scope := range []yakor.Scope{th.before.scope, th.after} {
-		if found[2*i], err = p.search(ctx, scope, q.text, 0); err != nil {
+		if found[2*i], err = p.search(ctx, scope, q.text); err != nil {
 			return s, err
 		}
 		if windows[i], found[2*i+1], err = p.turnPrompt(ctx, scope, q.text); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"yakor/app"
+	"yakor/migrations"
 	"yakor/postgres"
 	"yakor/postgres/citus"
 )
@@ -43,7 +44,7 @@ func (db *database) openSibling(ctx context.Context, name string, fresh bool, lo
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) && db.distributed():
 		// On every node of the Citus cluster, the workers registered.
-		if err := citus.CreateDatabase(ctx, db.url, name, citusExtensions); err != nil {
+		if err := citus.CreateDatabase(ctx, db.url, name, migrations.Extensions()); err != nil {
 			return nil, "", fmt.Errorf("bench: %w", err)
 		}
 	case errors.Is(err, pgx.ErrNoRows):

@@ -11,6 +11,7 @@ import (
 	"yakor/app"
 	"yakor/app/apptest"
 	"yakor/history"
+	"yakor/migrations"
 	"yakor/postgres"
 	"yakor/postgres/citus"
 	"yakor/postgres/pgtest"
@@ -40,7 +41,7 @@ func TestDistributeLater(t *testing.T) {
 	coord := citus.Node{Host: cfg.Host, Port: int(cfg.Port)}
 	name := "yakor_later_" + strings.ReplaceAll(time.Now().Format("150405.000"), ".", "")
 	for i, n := range append([]citus.Node{coord}, ws...) {
-		exts := []string{"vector", "pg_trgm", "btree_gin"}
+		exts := migrations.Extensions()
 		if i > 0 {
 			exts = append([]string{"citus"}, exts...) // a worker's, before it is added
 		}

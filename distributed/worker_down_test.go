@@ -11,6 +11,7 @@ import (
 	"yakor/account"
 	"yakor/app"
 	"yakor/app/apptest"
+	"yakor/migrations"
 	"yakor/postgres/citus"
 	"yakor/postgres/pgtest"
 )
@@ -21,7 +22,7 @@ func ownCluster(t *testing.T) *citus.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	opts := citus.Options{Dir: pgtest.DataDir(t), Workers: 2, ShardCount: 4, Extensions: []string{"vector", "pg_trgm", "btree_gin"},
+	opts := citus.Options{Dir: pgtest.DataDir(t), Workers: 2, ShardCount: 4, Extensions: migrations.Extensions(),
 		Settings: map[string]string{"fsync": "off", "synchronous_commit": "off", "max_connections": "200"}, Logger: pgtest.Logger(t)}
 	c, err := citus.Start(ctx, opts)
 	if err != nil {

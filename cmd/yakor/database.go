@@ -6,13 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 
 	"yakor/app"
 	"yakor/migrations"
@@ -129,43 +126,13 @@ func startCitus(ctx context.Context, opts citus.Options, stdout io.Writer) error
 	if _, err := os.Stat(filepath.Join(opts.Dir, "pg", "PG_VERSION")); err == nil {
 		return fmt.Errorf("db start: %s holds a single-node cluster: start it without --citus, or use another folder", opts.Dir)
 	}
-	exts, err := migrationExtensions()
-	if err != nil {
-		return err
-	}
-	opts.Extensions = exts
+	opts.Extensions = migrations.Extensions()
 	c, err := citus.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, c.URL())
 	return nil
-}
-
-// createExtension finds the extensions a migration creates.
-var createExtension = regexp.MustCompile(`(?i)CREATE\s+EXTENSION\s+IF\s+NOT\s+EXISTS\s+"?(\w+)"?`)
-
-// migrationExtensions lists the extensions the migrations create: on Citus
-// the workers need them too, for the distributed tables' columns and
-// indexes.
-func migrationExtensions() ([]string, error) {
-	files, err := fs.Glob(migrations.FS, "*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("migrations' extensions: %w", err)
-	}
-	var exts []string
-	for _, f := range files {
-		b, err := migrations.FS.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("migrations' extensions: %w", err)
-		}
-		for _, m := range createExtension.FindAllSubmatch(b, -1) {
-			if e := string(m[1]); !slices.Contains(exts, e) {
-				exts = append(exts, e)
-			}
-		}
-	}
-	return exts, nil
 }
 
 // runDBStop stops a detached private cluster, or every node of a Citus

@@ -77,17 +77,3 @@ func TestDBStartCitus(t *testing.T) {
 		t.Errorf("the coordinator still answers after db stop")
 	}
 }
-
-// TestMigrationExtensions: the extensions a Citus cluster's nodes get are
-// those the migrations create.
-func TestMigrationExtensions(t *testing.T) {
-	exts, err := migrationExtensions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []string{"vector", "pg_trgm", "btree_gin"} {
-		if !slices.Contains(exts, e) {
-			t.Errorf("migrationExtensions() = %v, lacks %s", exts, e)
-		}
-	}
-}

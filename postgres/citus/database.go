@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"yakor/postgres"
 )
 
 // Node is a node of a Citus cluster as the coordinator's metadata names
@@ -16,7 +18,7 @@ type Node struct {
 
 // URL is the connection string of database db on the node, as user.
 func (n Node) URL(user, db string) string {
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", quote(n.Host), n.Port, quote(user), quote(db))
+	return postgres.DSN(n.Host, n.Port, user, db)
 }
 
 // Workers reads the active primary workers from the coordinator's
@@ -120,16 +122,4 @@ func dropOn(ctx context.Context, url, name string) error {
 	defer conn.Close(context.WithoutCancel(ctx))
 	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	return err
-}
-
-// quote quotes a connection string value.
-func quote(s string) string {
-	out := []byte{'\''}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' || s[i] == '\\' {
-			out = append(out, '\\')
-		}
-		out = append(out, s[i])
-	}
-	return string(append(out, '\''))
 }

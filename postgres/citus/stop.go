@@ -37,6 +37,9 @@ func (c *Cluster) Stop(ctx context.Context) error {
 // the coordinator keeps it registered, and its shards are unreachable until
 // [Cluster.StartWorker].
 func (c *Cluster) StopWorker(ctx context.Context, i int) error {
+	if i < 1 || i > c.opts.Workers {
+		return fmt.Errorf("citus: stop worker %d: no such worker (1..%d)", i, c.opts.Workers)
+	}
 	if err := c.node(i).Stop(ctx); err != nil {
 		return fmt.Errorf("citus: stop worker %d: %w", i, err)
 	}

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"yakor/postgres"
 )
 
 // Options configure [Start]. Only Dir is required.
@@ -350,15 +351,4 @@ func (c *Cluster) abort() {
 }
 
 // dsn builds a keyword/value connection string for database db.
-func (c *Cluster) dsn(db string) string {
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable",
-		dsnValue(c.lay.run), c.lay.port, dsnValue(db))
-}
-
-// dsnValue quotes s for a keyword/value connection string when needed.
-func dsnValue(s string) string {
-	if s != "" && !strings.ContainsAny(s, " '\\\t\n") {
-		return s
-	}
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
+func (c *Cluster) dsn(db string) string { return postgres.DSN(c.lay.run, c.lay.port, "postgres", db) }

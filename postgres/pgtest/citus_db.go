@@ -2,20 +2,16 @@ package pgtest
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"yakor/migrations"
 	"yakor/postgres"
 	"yakor/postgres/citus"
 )
-
-// citusExtensions are those the schema uses, made on every node (the
-// workers' shards need them too).
-var citusExtensions = []string{"vector", "pg_trgm", "btree_gin"}
 
 // NewCitusURL creates a fresh database on the Citus cluster whose
 // coordinator TEST_CITUS_URL names (citus.CreateDatabase: on every node,
@@ -36,7 +32,7 @@ func CitusDatabase(tb testing.TB, base string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	name := "yakor_d_" + randomHex(6)
-	if err := citus.CreateDatabase(ctx, base, name, citusExtensions); err != nil {
+	if err := citus.CreateDatabase(ctx, base, name, migrations.Extensions()); err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
 	tb.Cleanup(func() {
@@ -73,9 +69,9 @@ func CitusService(tb testing.TB, url string, params map[string]string, tracer pg
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svcURL := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", quote(cfg.Host), cfg.Port, postgres.ServiceRole, quote(cfg.Database))
+	svcURL := postgres.DSN(cfg.Host, int(cfg.Port), postgres.ServiceRole, cfg.Database)
 	for k, v := range params {
-		svcURL += " " + k + "=" + quote(v)
+		svcURL += " " + k + "=" + postgres.DSNValue(v)
 	}
 	svc, err := postgres.OpenService(context.Background(), url, svcURL, postgres.Options{MaxConns: 8, Tracer: tracer}, Logger(tb))
 	if err != nil {

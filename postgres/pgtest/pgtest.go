@@ -190,26 +190,11 @@ func withDatabase(base, name string) string {
 	if err != nil {
 		return base
 	}
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable%s",
-		quote(cfg.Host), cfg.Port, quote(cfg.User), quote(name), passwordKV(cfg.Password))
-}
-
-func passwordKV(p string) string {
-	if p == "" {
-		return ""
+	dsn := postgres.DSN(cfg.Host, int(cfg.Port), cfg.User, name)
+	if cfg.Password != "" {
+		dsn += " password=" + postgres.DSNValue(cfg.Password)
 	}
-	return " password=" + quote(p)
-}
-
-func quote(s string) string {
-	out := []byte{'\''}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' || s[i] == '\\' {
-			out = append(out, '\\')
-		}
-		out = append(out, s[i])
-	}
-	return string(append(out, '\''))
+	return dsn
 }
 
 // schemaHash identifies the set of migrations, so a changed schema gets a
