@@ -41,6 +41,21 @@ func Workers(ctx context.Context, conn *pgx.Conn) ([]Node, error) {
 	return nodes, nil
 }
 
+// nodesOf reads, through the coordinator's database coordinator names,
+// the user it connects as, the coordinator's node and the workers.
+func nodesOf(ctx context.Context, coordinator string) (user string, coord Node, workers []Node, err error) {
+	admin, err := pgx.Connect(ctx, coordinator)
+	if err != nil {
+		return "", Node{}, nil, err
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	if workers, err = Workers(ctx, admin); err != nil {
+		return "", Node{}, nil, err
+	}
+	cfg := admin.Config()
+	return cfg.User, Node{Host: cfg.Host, Port: int(cfg.Port)}, workers, nil
+}
+
 // CreateDatabase makes database name a Citus database of the cluster whose
 // coordinator's database coordinator names: the database on the
 // coordinator and on every worker, each with citus and exts, and the
@@ -48,23 +63,16 @@ func Workers(ctx context.Context, conn *pgx.Conn) ([]Node, error) {
 // Citus database's metadata is its own). A template cannot do it: the
 // shards live on the workers.
 func CreateDatabase(ctx context.Context, coordinator, name string, exts []string) error {
-	admin, err := pgx.Connect(ctx, coordinator)
+	user, coord, workers, err := nodesOf(ctx, coordinator)
 	if err != nil {
 		return fmt.Errorf("citus: create database %s: %w", name, err)
 	}
-	defer admin.Close(context.WithoutCancel(ctx))
-	workers, err := Workers(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("citus: create database %s: %w", name, err)
-	}
-	cfg := admin.Config()
-	coord := Node{Host: cfg.Host, Port: int(cfg.Port)}
 	for _, n := range append([]Node{coord}, workers...) {
-		if err := createOn(ctx, n, cfg.User, name, exts); err != nil {
+		if err := createOn(ctx, n, user, name, exts); err != nil {
 			return fmt.Errorf("citus: create database %s on %s: %w", name, n.Host, err)
 		}
 	}
-	conn, err := pgx.Connect(ctx, coord.URL(cfg.User, name))
+	conn, err := pgx.Connect(ctx, coord.URL(user, name))
 	if err != nil {
 		return fmt.Errorf("citus: create database %s: %w", name, err)
 	}
@@ -96,18 +104,12 @@ func createOn(ctx context.Context, n Node, user, name string, exts []string) err
 // DropDatabase drops database name on the coordinator coordinator names
 // and on its workers (those of coordinator's own database's metadata).
 func DropDatabase(ctx context.Context, coordinator, name string) error {
-	admin, err := pgx.Connect(ctx, coordinator)
+	user, coord, workers, err := nodesOf(ctx, coordinator)
 	if err != nil {
 		return fmt.Errorf("citus: drop database %s: %w", name, err)
 	}
-	defer admin.Close(context.WithoutCancel(ctx))
-	workers, err := Workers(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("citus: drop database %s: %w", name, err)
-	}
-	cfg := admin.Config()
-	for _, n := range append([]Node{{Host: cfg.Host, Port: int(cfg.Port)}}, workers...) {
-		if err := dropOn(ctx, n.URL(cfg.User, "postgres"), name); err != nil {
+	for _, n := range append([]Node{coord}, workers...) {
+		if err := dropOn(ctx, n.URL(user, "postgres"), name); err != nil {
 			return fmt.Errorf("citus: drop database %s on %s: %w", name, n.Host, err)
 		}
 	}
