@@ -3,6 +3,7 @@ package anchors
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -35,7 +36,7 @@ func load(ctx context.Context, db DB, scope yakor.Scope, upTo int64, window int)
 	}
 	msgs := make([]message, len(read))
 	for i, m := range read {
-		msgs[i] = message{ID: m.ID, Role: m.Role, Content: m.Content, Chars: int64(m.Chars)}
+		msgs[i] = message{ID: m.ID, Role: m.Role, Content: m.Content, Chars: int64(m.Chars), At: m.CreatedAt}
 	}
 	if st.anchors, err = recentAnchors(ctx, db, scope, window, st.currentID, false); err != nil {
 		return st, nil, err
@@ -49,12 +50,12 @@ func load(ctx context.Context, db DB, scope yakor.Scope, upTo int64, window int)
 // readCursor reads how far scope's thread is anchored (zero when it never
 // was), locking the cursor's row for the transaction when forUpdate.
 func readCursor(ctx context.Context, db DB, scope yakor.Scope, forUpdate bool) (state, error) {
-	q := `SELECT last_message_id, coalesce(current_id, 0), chars_total FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`
+	q := `SELECT last_message_id, coalesce(current_id, 0), chars_total, current_since, off_topic FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`
 	if forUpdate {
 		q += ` FOR UPDATE`
 	}
 	var st state
-	err := db.QueryRow(ctx, q, scope.TenantID, scope.ThreadID).Scan(&st.last, &st.currentID, &st.charsTotal)
+	err := db.QueryRow(ctx, q, scope.TenantID, scope.ThreadID).Scan(&st.last, &st.currentID, &st.charsTotal, &st.currentSince, &st.offTopic)
 	if _, err := postgres.Found("cursor", err); err != nil {
 		return state{}, err
 	}
@@ -88,7 +89,8 @@ func writeBatch(ctx context.Context, tx pgx.Tx, scope yakor.Scope, st state, b b
 			}
 			ids[s.insert.ID] = id
 		case s.rewrite != nil:
-			w := rewrite{id: ids.of(s.rewrite.id), data: s.rewrite.data, absorbed: ids.of(s.rewrite.absorbed)}
+			w := *s.rewrite
+			w.id, w.absorbed = ids.of(w.id), ids.of(w.absorbed)
 			if err := rewriteAnchor(ctx, tx, scope, w); err != nil {
 				return nil, err
 			}
@@ -100,7 +102,13 @@ func writeBatch(ctx context.Context, tx pgx.Tx, scope yakor.Scope, st state, b b
 		}
 		out = append(out, a)
 	}
-	return out, saveCursor(ctx, tx, scope, max(upTo, st.last), ids.of(b.currentID), b.charsTotal)
+	for _, f := range b.folds {
+		if err := foldAnchors(ctx, tx, scope, f, ids); err != nil {
+			return nil, err
+		}
+	}
+	return out, saveCursor(ctx, tx, scope, cursor{last: max(upTo, st.last), currentID: ids.of(b.currentID), charsTotal: b.charsTotal,
+		currentSince: b.currentSince, offTopic: b.offTopic})
 }
 
 // insertedIDs maps the pending ids of a batch's anchors to the ids they
@@ -130,7 +138,8 @@ func checkUnchanged(ctx context.Context, tx pgx.Tx, scope yakor.Scope, st state,
 	if err != nil {
 		return err
 	}
-	if now.last != st.last || now.currentID != st.currentID || now.charsTotal != st.charsTotal {
+	if now.last != st.last || now.currentID != st.currentID || now.charsTotal != st.charsTotal ||
+		now.currentSince != st.currentSince || now.offTopic != st.offTopic {
 		return errChanged
 	}
 	return nil
@@ -182,9 +191,9 @@ type anchorData struct {
 // insertAnchor inserts a, set in scope's thread, and returns its id.
 func insertAnchor(ctx context.Context, tx pgx.Tx, scope yakor.Scope, a Anchor) (int64, error) {
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO microgoals (tenant_id, user_id, thread_id, topic, data, message_id, char_pos)
-VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		scope.TenantID, scope.UserID, scope.ThreadID, a.Topic, a.Data, a.MessageID, a.CharPos).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO microgoals (tenant_id, user_id, thread_id, topic, data, message_id, char_pos, first_at, last_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id`,
+		scope.TenantID, scope.UserID, scope.ThreadID, a.Topic, a.Data, a.MessageID, a.CharPos, timeOrNow(a.FirstAt)).Scan(&id); err != nil {
 		return 0, postgres.Wrap("new anchor", err)
 	}
 	return id, nil
@@ -194,9 +203,9 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
 // records it there and marks the detour merged into it.
 func rewriteAnchor(ctx context.Context, tx pgx.Tx, scope yakor.Scope, w rewrite) error {
 	absorbed := nullID(w.absorbed)
-	if _, err := tx.Exec(ctx, `UPDATE microgoals SET data = $3, updated_at = now(),
+	if _, err := tx.Exec(ctx, `UPDATE microgoals SET data = $3, updated_at = now(), last_at = greatest(last_at, $5),
     absorbed = CASE WHEN $4::bigint IS NULL THEN absorbed ELSE array_append(absorbed, $4::bigint) END
-WHERE tenant_id = $1 AND id = $2`, scope.TenantID, w.id, w.data, absorbed); err != nil {
+WHERE tenant_id = $1 AND id = $2`, scope.TenantID, w.id, w.data, absorbed, timeOrNow(w.lastAt)); err != nil {
 		return postgres.Wrap("update anchor", err)
 	}
 	if absorbed == nil {
@@ -204,6 +213,27 @@ WHERE tenant_id = $1 AND id = $2`, scope.TenantID, w.id, w.data, absorbed); err 
 	}
 	_, err := tx.Exec(ctx, `UPDATE microgoals SET merged_into = $3 WHERE tenant_id = $1 AND id = $2`, scope.TenantID, w.absorbed, w.id)
 	return postgres.Wrap("merge anchor", err)
+}
+
+// foldAnchors writes a fold: f's target becomes an episode and its
+// members are merged into it (ids maps the batch's pending ids).
+func foldAnchors(ctx context.Context, tx pgx.Tx, scope yakor.Scope, f foldOp, ids insertedIDs) error {
+	stored := func(in []int64) []int64 {
+		out := make([]int64, len(in))
+		for i, id := range in {
+			out[i] = ids.of(id)
+		}
+		return out
+	}
+	members := stored(f.members)
+	target := ids.of(f.target)
+	if _, err := tx.Exec(ctx, `UPDATE microgoals SET episode = true, topic = $3, data = $4, first_at = $5, last_at = $6, updated_at = now(),
+    absorbed = absorbed || $7::bigint[]
+WHERE tenant_id = $1 AND id = $2`, scope.TenantID, target, f.topic, f.data, timeOrNow(f.firstAt), timeOrNow(f.lastAt), stored(f.absorbed)); err != nil {
+		return postgres.Wrap("fold anchors", err)
+	}
+	_, err := tx.Exec(ctx, `UPDATE microgoals SET merged_into = $2 WHERE tenant_id = $1 AND id = ANY($3)`, scope.TenantID, target, members)
+	return postgres.Wrap("fold anchors", err)
 }
 
 // recordDecision records the decision a taken for a message whose
@@ -216,17 +246,31 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 	return postgres.Wrap("record decision", err)
 }
 
-// saveCursor moves scope's thread's cursor to last, with its current
-// anchor (0: none) and characters so far.
-func saveCursor(ctx context.Context, tx pgx.Tx, scope yakor.Scope, last, currentID, charsTotal int64) error {
-	_, err := tx.Exec(ctx, `INSERT INTO anchor_cursors (tenant_id, thread_id, last_message_id, current_id, chars_total)
-VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (tenant_id, thread_id) DO UPDATE SET last_message_id = $3, current_id = $4, chars_total = $5`,
-		scope.TenantID, scope.ThreadID, last, nullID(currentID), charsTotal)
+// cursor is where a thread's anchoring stands after a batch (see state).
+type cursor struct {
+	last, currentID, charsTotal, currentSince int64
+	offTopic                                  int
+}
+
+// saveCursor moves scope's thread's cursor to c.last, with its current
+// anchor (0: none), characters so far and the current topic's position.
+func saveCursor(ctx context.Context, tx pgx.Tx, scope yakor.Scope, c cursor) error {
+	_, err := tx.Exec(ctx, `INSERT INTO anchor_cursors (tenant_id, thread_id, last_message_id, current_id, chars_total, current_since, off_topic)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (tenant_id, thread_id) DO UPDATE SET last_message_id = $3, current_id = $4, chars_total = $5, current_since = $6, off_topic = $7`,
+		scope.TenantID, scope.ThreadID, c.last, nullID(c.currentID), c.charsTotal, c.currentSince, c.offTopic)
 	if err != nil {
 		return postgres.Wrap("advance cursor", err)
 	}
 	return nil
+}
+
+// timeOrNow is t, or now when it is unknown.
+func timeOrNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
 }
 
 func nullID(id int64) *int64 {

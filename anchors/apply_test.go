@@ -99,10 +99,30 @@ cursor current=10 chars=570`,
 	}, {
 		name: "CharThreshold",
 		st:   state{last: 4, currentID: 10, charsTotal: 500, anchors: []Anchor{priceA}},
+		msgs: []message{{ID: 6, Role: "user", Chars: 4000}},
+		exs:  map[int64]Extraction{6: ex(delivery, "")},
+		want: `m6 NEW_ANCHOR char_threshold anchor=11 insert(11 "доставка по Москве" "" m6 at 4500)
+cursor current=11 chars=4500`,
+	}, {
+		// A topic that goes on keeps its anchor past the threshold.
+		name: "SameTopicPastThreshold",
+		st:   state{last: 4, currentID: 10, charsTotal: 500, anchors: []Anchor{priceA}},
 		msgs: []message{{ID: 6, Role: "user", Chars: 3000}},
 		exs:  map[int64]Extraction{6: ex(price, "")},
-		want: `m6 NEW_ANCHOR char_threshold anchor=11 insert(11 "прайс ЛДСП" "" m6 at 3500)
-cursor current=11 chars=3500`,
+		want: `m6 NO_ANCHOR same_topic anchor=0
+cursor current=10 chars=3500`,
+	}, {
+		// The position counts from when the current anchor became current,
+		// not from where it was set; the user's detours are counted until
+		// one stays.
+		name: "DetourStaysChanged",
+		st:   state{last: 4, currentID: 10, charsTotal: 5000, currentSince: 4000, anchors: []Anchor{priceA}},
+		msgs: []message{{ID: 6, Role: "user", Chars: 300}, {ID: 7, Role: "assistant", Chars: 900}, {ID: 8, Role: "user", Chars: 1300}},
+		exs:  map[int64]Extraction{6: ex(delivery, ""), 7: ex("", ""), 8: ex("доставка в Химки", "")},
+		want: `m6 NO_ANCHOR detour anchor=0
+m7 NO_ANCHOR no_topic anchor=0
+m8 NEW_ANCHOR topic_changed anchor=11 insert(11 "доставка в Химки" "" m8 at 7500)
+cursor current=11 chars=7500`,
 	}, {
 		name: "DetourWithoutDataMergesBack",
 		st:   state{last: 5, currentID: 11, charsTotal: 1000, anchors: []Anchor{priceNoData, detour}},
@@ -139,10 +159,22 @@ cursor current=11 chars=1540`,
 			4: ex(price, ""), 5: ex("монтаж кухни", "")},
 		want: `m1 NEW_ANCHOR first_topic anchor=1 insert(1 "прайс ЛДСП" "ЛДСП 16 мм — 3 400 руб/лист" m1 at 100)
 m2 UPDATE_ANCHOR_DATA data_changed anchor=1 rewrite(1 "` + total + `")
-m3 NEW_ANCHOR topic_changed anchor=2 insert(2 "доставка по Москве" "" m3 at 330)
-m4 MERGE_ANCHOR returned_to_topic anchor=1 rewrite(1 "` + total + `" absorbs 2)
-m5 NEW_ANCHOR topic_changed anchor=3 insert(3 "монтаж кухни" "" m5 at 420)
-cursor current=3 chars=420`,
+m3 NO_ANCHOR detour anchor=0
+m4 NO_ANCHOR same_topic anchor=0
+m5 NO_ANCHOR detour anchor=0
+cursor current=1 chars=420`,
+	}, {
+		// With data, a changed topic is set at once; a return folds it
+		// back only when it carried none.
+		name: "RunSetsTopicsWithDataAndReturns",
+		msgs: []message{{ID: 1, Role: "user", Chars: 100}, {ID: 3, Role: "user", Chars: 30}, {ID: 4, Role: "user", Chars: 40}, {ID: 5, Role: "user", Chars: 50}},
+		exs: map[int64]Extraction{1: ex(price, priceLDSP), 3: ex(delivery, "доставка 2 500 руб"),
+			4: ex(price, ""), 5: ex("монтаж кухни", "монтаж 9 000 руб")},
+		want: `m1 NEW_ANCHOR first_topic anchor=1 insert(1 "прайс ЛДСП" "ЛДСП 16 мм — 3 400 руб/лист" m1 at 100)
+m3 NEW_ANCHOR topic_changed anchor=2 insert(2 "доставка по Москве" "доставка 2 500 руб" m3 at 130)
+m4 MERGE_ANCHOR returned_to_topic anchor=1 rewrite(1 "ЛДСП 16 мм — 3 400 руб/лист")
+m5 NEW_ANCHOR topic_changed anchor=3 insert(3 "монтаж кухни" "монтаж 9 000 руб" m5 at 220)
+cursor current=3 chars=220`,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +208,7 @@ cursor current=3 chars=420`,
 // state given is not changed.
 func TestDecideRunExtractsWithCurrent(t *testing.T) {
 	st := state{currentID: 10, charsTotal: 100, anchors: []Anchor{{ID: 10, Topic: "прайс ЛДСП", Data: "ЛДСП 3 400 руб"}}}
-	s := &scripted{exs: map[int64]Extraction{1: ex("доставка по Москве", ""), 2: ex("", ""), 3: ex("прайс ЛДСП", "")}}
+	s := &scripted{exs: map[int64]Extraction{1: ex("доставка по Москве", "доставка 2 500 руб"), 2: ex("", ""), 3: ex("прайс ЛДСП", "")}}
 	b, err := decideRun(Config{}, st, []message{{ID: 1}, {ID: 2}, {ID: 3}}, s.extract, nil)
 	if err != nil {
 		t.Fatal(err)

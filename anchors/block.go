@@ -60,6 +60,7 @@ type blockItem struct {
 	topicLen int
 	dataLen  int
 	current  bool
+	episode  bool // folds older anchors (episodes.go)
 	noData   bool // its data is folded away
 	hidden   bool // its topic is folded into the "earlier topics" count
 }
@@ -85,7 +86,9 @@ type blockLayout struct {
 // block never exceeds budget runes (budget <= 0 means 3000). When it is too
 // long, the OLDEST anchors fold first: their data is dropped, one anchor at
 // a time, then their topics collapse into "… (N earlier topics)" /
-// "… (ещё N тем)", which stands where the folded topics began. The current
+// "… (ещё N тем)", which stands where the folded topics began: the whole
+// anchors' topics first, then the episodes' (an episode shows the days it
+// spans after its phrase, "(8–12 May 2023)"). The current
 // anchor (currentID; the newest anchor when no anchor has that id) is never
 // folded: when it alone does not fit, its data is cut to fit, keeping its
 // newest part after a "…"; when its topic alone does not fit either, its
@@ -130,10 +133,13 @@ func newBlockLayout(anchors []Anchor, omitted int, currentID int64, lang string)
 		if topic == "" {
 			topic = "—"
 		}
+		if span := daySpan(a.FirstAt, a.LastAt, lang); a.Episode && span != "" {
+			topic += " (" + span + ")"
+		}
 		data := fence.Inline(strings.Join(splitFragments(a.Data), fragmentSep))
 		l.items[i] = blockItem{
 			topic: topic, data: data, topicLen: runeLen(topic), dataLen: runeLen(data),
-			current: i == cur,
+			current: i == cur, episode: a.Episode,
 		}
 	}
 	if omitted > 0 {
@@ -158,12 +164,16 @@ func (l *blockLayout) fold(budget int) bool {
 			}
 		}
 	}
-	for i := range l.items {
-		if it := &l.items[i]; !it.current && !it.hidden {
-			it.hidden = true
-			l.hidden++
-			if l.size() <= budget {
-				return true
+	// The whole anchors' topics fold before the episodes', which keep the
+	// map of the conversation.
+	for _, episodes := range []bool{false, true} {
+		for i := range l.items {
+			if it := &l.items[i]; !it.current && !it.hidden && it.episode == episodes {
+				it.hidden = true
+				l.hidden++
+				if l.size() <= budget {
+					return true
+				}
 			}
 		}
 	}

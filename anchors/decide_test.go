@@ -1,6 +1,7 @@
 package anchors_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +37,7 @@ func TestDecide(t *testing.T) {
 			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleNoTopic},
 		},
 		{
-			"NoTopicWithDataOverThreshold", anchors.Config{}, &usd, all, 3000,
+			"NoTopicWithDataOverThreshold", anchors.Config{}, &usd, all, 4000,
 			anchors.Extraction{Data: "Итого: $13", DataChanged: true},
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleCharThreshold},
 		},
@@ -46,9 +47,15 @@ func TestDecide(t *testing.T) {
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleFirst},
 		},
 		{
-			"SameTopicOverThreshold", anchors.Config{}, &price, all, 3000,
+			// A topic that goes on keeps its anchor, however long.
+			"SameTopicOverThreshold", anchors.Config{}, &price, all, 9000,
 			anchors.Extraction{Topic: "прайса лдсп"},
-			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleCharThreshold},
+			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleSameTopic},
+		},
+		{
+			"SameTopicOverThresholdNewData", anchors.Config{}, &price, all, 9000,
+			anchors.Extraction{Topic: "прайса лдсп", Data: "ЛДСП 18 мм — 3 900 руб/лист", DataChanged: true},
+			anchors.Outcome{Decision: anchors.UpdateAnchorData, Rule: anchors.RuleDataChanged, TargetID: 1},
 		},
 		{
 			"SameTopicUnderThreshold", anchors.Config{}, &price, all, 2999,
@@ -57,7 +64,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			"CustomThreshold", anchors.Config{CharThreshold: 1600}, &price, all, 1600,
-			anchors.Extraction{Topic: "прайс лдсп"},
+			anchors.Extraction{Topic: "погода в Алматы"},
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleCharThreshold},
 		},
 		{
@@ -76,9 +83,41 @@ func TestDecide(t *testing.T) {
 			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleSameTopic},
 		},
 		{
-			"TopicChanged", anchors.Config{}, &usd, all, 400,
+			// A changed topic without data is a detour until it stays.
+			"TopicChangedIsDetour", anchors.Config{}, &usd, all, 400,
+			anchors.Extraction{Topic: "погода в Алматы"},
+			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleDetour},
+		},
+		{
+			"TopicChangedWithData", anchors.Config{}, &usd, all, 400,
+			anchors.Extraction{Topic: "погода в Алматы", Data: "+12 °C", DataChanged: true},
+			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
+		},
+		{
+			"TopicChangedOverThreshold", anchors.Config{}, &usd, all, 4000,
+			anchors.Extraction{Topic: "погода в Алматы"},
+			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleCharThreshold},
+		},
+		{
+			"TopicStayedChanged", anchors.Config{}, &usd, all, 2500,
 			anchors.Extraction{Topic: "погода в Алматы"},
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
+		},
+		{
+			"TopicStayedChangedTooSoon", anchors.Config{}, &usd, all, 2499,
+			anchors.Extraction{Topic: "погода в Алматы"},
+			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleDetour},
+		},
+		{
+			"CustomMinSpan", anchors.Config{MinSpan: 600}, &usd, all, 600,
+			anchors.Extraction{Topic: "погода в Алматы"},
+			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
+		},
+		{
+			"NeverReturnsToEpisode", anchors.Config{}, &usd,
+			[]anchors.Anchor{{ID: 1, Topic: "прайс ЛДСП", Episode: true}, calc, usd}, 400,
+			anchors.Extraction{Topic: "прайс ЛДСП"},
+			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleDetour},
 		},
 		{
 			"ReturnedToTopic", anchors.Config{}, &usd, all, 400,
@@ -111,7 +150,7 @@ func TestDecide(t *testing.T) {
 		{
 			"OnlyCurrentInEarlier", anchors.Config{}, &usd, []anchors.Anchor{usd}, 400,
 			anchors.Extraction{Topic: "прайс лдсп"},
-			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
+			anchors.Outcome{Decision: anchors.NoAnchor, Rule: anchors.RuleDetour},
 		},
 		{
 			"TieGoesToLaterAnchor", anchors.Config{}, &usd,
@@ -121,14 +160,18 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			"StricterSimilarityMakesNew", anchors.Config{Similarity: 0.9}, &usd, all, 400,
-			anchors.Extraction{Topic: "прайс Kronospan МДФ"},
+			anchors.Extraction{Topic: "прайс Kronospan МДФ", Data: "МДФ 16 мм — 2 900 руб/лист", DataChanged: true},
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
 		},
 	}
 	ignoreSim := cmpopts.IgnoreFields(anchors.Outcome{}, "Similarity")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := anchors.Decide(tt.cfg, tt.current, tt.earlier, tt.charsSince, tt.ex)
+			at := anchors.Position{Since: tt.charsSince}
+			if strings.HasPrefix(tt.name, "TopicStayed") || tt.name == "CustomMinSpan" {
+				at.OffTopic = 1 // the user's previous message left the topic too
+			}
+			got := anchors.Decide(tt.cfg, tt.current, tt.earlier, at, tt.ex)
 			if diff := cmp.Diff(tt.want, got, ignoreSim); diff != "" {
 				t.Errorf("Decide mismatch (-want +got):\n%s", diff)
 			}
@@ -141,7 +184,7 @@ func TestDecide(t *testing.T) {
 				if got.Similarity < threshold {
 					t.Errorf("Similarity = %v, want >= %v for %s", got.Similarity, threshold, got.Rule)
 				}
-			case anchors.RuleTopicChanged:
+			case anchors.RuleTopicChanged, anchors.RuleDetour:
 				if got.Similarity >= threshold {
 					t.Errorf("Similarity = %v, want < %v for %s", got.Similarity, threshold, got.Rule)
 				}

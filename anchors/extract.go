@@ -18,7 +18,11 @@ type Extraction struct {
 	Topic       string // a short phrase in the conversation's language, e.g. "прайс-лист на ЛДСП" / "price list"; "" when the message has none
 	Data        string // key data the message carries (numbers with units/currencies, totals, A × B = C results, decisions), "" if none
 	DataChanged bool   // the message changes key data of its topic (a new or different value)
-	Source      string // SourceOffline or SourceHelper
+	// Notes are statements worth keeping besides the figures (what
+	// happened and when, who, what was decided; notes.go): kept in the
+	// anchor's data, but no reason on their own to set a new anchor.
+	Notes  string
+	Source string // SourceOffline or SourceHelper
 }
 
 // OfflineExtract reads a message with no model.

@@ -24,7 +24,7 @@ func (s *Service) DeleteThread(ctx context.Context, scope yakor.Scope) (int, err
 			return err
 		}
 		n = tag.RowsAffected()
-		_, err = tx.Exec(ctx, `UPDATE anchor_cursors SET current_id = NULL, chars_total = 0 WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam())
+		_, err = tx.Exec(ctx, `UPDATE anchor_cursors SET current_id = NULL, chars_total = 0, current_since = 0, off_topic = 0 WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam())
 		return err
 	})
 	return int(n), postgres.Wrap("delete anchors", err)
@@ -36,7 +36,7 @@ func (s *Service) DeleteUser(ctx context.Context, scope yakor.Scope) (int, error
 	if err != nil {
 		return 0, postgres.Wrap("delete anchors", err)
 	}
-	if _, err := s.db.Exec(ctx, `UPDATE anchor_cursors c SET current_id = NULL, chars_total = 0 FROM threads t
+	if _, err := s.db.Exec(ctx, `UPDATE anchor_cursors c SET current_id = NULL, chars_total = 0, current_since = 0, off_topic = 0 FROM threads t
 WHERE c.tenant_id = $1 AND t.tenant_id = $1 AND t.user_id = $2 AND c.thread_id = t.id`, scope.TenantID, scope.UserID); err != nil {
 		return 0, postgres.Wrap("delete anchors", err)
 	}

@@ -186,7 +186,9 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 // for its data only (its topic is the current one).
 func offlineRead(m message, authors []string) Extraction {
 	if m.Role == "user" {
-		return OfflineExtract(m.Content, authors)
+		ex := OfflineExtract(m.Content, authors)
+		ex.Notes = offlineNotes(m.Content, m.At, authors)
+		return ex
 	}
 	return offlineData(m.Content)
 }

@@ -21,11 +21,11 @@ type DB interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
-const anchorColumns = `id, topic, data, message_id, char_pos, absorbed, created_at, updated_at`
+const anchorColumns = `id, topic, data, message_id, char_pos, absorbed, episode, first_at, last_at, created_at, updated_at`
 
 func scanAnchor(r pgx.CollectableRow) (Anchor, error) {
 	var a Anchor
-	err := r.Scan(&a.ID, &a.Topic, &a.Data, &a.MessageID, &a.CharPos, &a.Absorbed, &a.CreatedAt, &a.UpdatedAt)
+	err := r.Scan(&a.ID, &a.Topic, &a.Data, &a.MessageID, &a.CharPos, &a.Absorbed, &a.Episode, &a.FirstAt, &a.LastAt, &a.CreatedAt, &a.UpdatedAt)
 	return a, err
 }
 
@@ -99,7 +99,7 @@ const onBranch = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AN
 func recentAnchors(ctx context.Context, db DB, scope yakor.Scope, n int, currentID int64, allData bool) ([]Anchor, error) {
 	// The ids come from the index alone; only the rows shown are read.
 	const q = `
-SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, created_at, updated_at FROM microgoals g
+SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, episode, first_at, last_at, created_at, updated_at FROM microgoals g
 WHERE tenant_id = $1 AND user_id = $2 AND ` + onBranch + ` AND id IN (
     (SELECT id FROM microgoals g
      WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL AND ` + onBranch + `

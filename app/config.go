@@ -47,7 +47,8 @@ type Config struct {
 	SearchBudget    int     // characters of hits per search
 	SearchTool      bool    // also offer search as a search_history tool
 	AnchorMode      string  // async, sync or off
-	AnchorThreshold int     // characters since the last anchor that set a new one
+	AnchorThreshold int     // characters the current topic must have run for a changed topic to set a new anchor at once
+	AnchorMinSpan   int     // characters the current topic must have run for a changed topic that stayed to set one
 	AnchorBudget    int     // characters of the prompt's anchors block
 	Workers         int     // post-turn jobs of each queue this instance runs at once
 	JobWorkers      string  // per-queue overrides of Workers: "upkeep=16,embeddings=4"
@@ -119,7 +120,7 @@ func DefaultConfig() Config {
 
 		WindowChars: tc.WindowChars, PromptChars: tc.PromptChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
-		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorBudget: ac.BlockBudget,
+		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorMinSpan: ac.Decide.MinSpan, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,
 		MemoryBudget: mc.Recall.Budget, MemoryMinScore: mc.Recall.MinSimilarity, MemoryMerge: mc.MergeThreshold,
 		MemoryLexical: !mc.Recall.NoLexical, MemoryMinLexical: mc.Recall.MinLexical,

@@ -123,13 +123,17 @@ func lossItems(text string) []string {
 // closing brackets and the count of folded topics.
 var lossAnchorWords = regexp.MustCompile(`^\[(?:DIALOGUE TOPICS|DATA|ТЕМЫ ДИАЛОГА|ДАННЫЕ): |\]$|…? ?\((?:\d+ earlier topics?|ещё \d+ \p{L}+)\)`)
 
+// lossEpisodeDays matches the days an episode's phrase ends with ("(8–12
+// May 2023)"): the block's own words, no evidence.
+var lossEpisodeDays = regexp.MustCompile(` \([^()]*\d{4}\)$`)
+
 // lossAnchorItems returns the anchors block's topics and data fragments.
 func lossAnchorItems(block string) []string {
 	var out []string
 	for line := range strings.Lines(block) {
 		line = lossAnchorWords.ReplaceAllString(strings.TrimSpace(line), "")
 		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == '→' || r == ';' }) {
-			if f = strings.TrimSpace(f); f != "" {
+			if f = lossEpisodeDays.ReplaceAllString(strings.TrimSpace(f), ""); f != "" {
 				out = append(out, f)
 			}
 		}

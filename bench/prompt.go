@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -103,10 +104,15 @@ type promptResult struct {
 	Points      []promptPoint `json:"points"`   // every turn, or every Step-th in JSON
 	Step        int           `json:"points_every"`
 	Seconds     float64       `json:"seconds"`
-	Summaries   int           `json:"summaries"` // summary rows at the end
-	Anchors     int           `json:"anchors"`
-	Facts       int           `json:"facts"`
-	Experiences int           `json:"experiences"` // long-term memory entries the grades stored
+	Summaries   int           `json:"summaries"`        // summary rows at the end
+	Anchors     int           `json:"anchors"`          // anchors ever set in the thread (folded ones too)
+	Per1000     float64       `json:"anchors_per_1000"` // anchors set per 1,000 turns
+	Episodes    int           `json:"episodes"`         // episodes the older anchors are folded into, at the end
+	// SpanTurn is the oldest turn the last anchors block still names (an
+	// anchor or episode set at it, its topic in the block); 0 for none.
+	SpanTurn    int `json:"block_span_turn"`
+	Facts       int `json:"facts"`
+	Experiences int `json:"experiences"` // long-term memory entries the grades stored
 }
 
 // thinned is r with a point every step turns (and the last), for JSON.
@@ -146,7 +152,8 @@ func benchPrompt(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 		return r, err
 	}
 	scope = scope.WithThread(th.ID)
-	full := 0 // characters of the messages so far
+	full := 0                 // characters of the messages so far
+	turnOf := map[int64]int{} // the turn of each message
 	for i, msg := range messages {
 		out, err := a.Engine.Send(ctx, scope, turn.Input{Content: msg}, func(turn.Event) error { return nil })
 		if err != nil {
@@ -157,6 +164,7 @@ func benchPrompt(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 			return r, err
 		}
 		p.Turn = i + 1
+		turnOf[out.UserMessage.ID], turnOf[out.Reply.ID] = p.Turn, p.Turn
 		full += utf8.RuneCountInString(msg)
 		p.Full = p.Layers[turn.LayerSystem] + full
 		full += out.Reply.Chars
@@ -177,8 +185,38 @@ func benchPrompt(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 	if err != nil {
 		return r, err
 	}
+	r.Per1000 = 1000 * float64(r.Anchors) / float64(max(turns, 1))
+	if r.Episodes, r.SpanTurn, err = blockSpan(ctx, a, scope, turnOf); err != nil {
+		return r, err
+	}
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// blockSpan reads scope's thread's anchors block as the next prompt would
+// have it and returns how many episodes the thread's anchors are folded
+// into and the oldest turn (turnOf) whose anchor the block names: an
+// anchor or episode set at that turn's message whose topic the block
+// shows.
+func blockSpan(ctx context.Context, a *app.App, scope yakor.Scope, turnOf map[int64]int) (episodes, oldest int, err error) {
+	l, err := a.Anchors.List(ctx, scope)
+	if err != nil {
+		return 0, 0, err
+	}
+	block, _, err := a.Anchors.Block(ctx, scope, "en")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, an := range l.Anchors {
+		if an.Episode {
+			episodes++
+		}
+		t, ok := turnOf[an.MessageID]
+		if ok && strings.Contains(block, an.Topic) && (oldest == 0 || t < oldest) {
+			oldest = t
+		}
+	}
+	return episodes, oldest, nil
 }
 
 // promptPointOf reads a turn's prompt from its trace: its characters by
@@ -222,8 +260,10 @@ func promptPrint(w io.Writer, r promptResult, every int) error {
 			peak = p
 		}
 	}
-	fmt.Fprintf(w, "at the end: %d summary rows, %d anchors, %d current facts, %d long-term memory entries; turn %d: prompt %d chars, full context %d (%.1f×); largest prompt %d chars (turn %d)\n\n",
+	fmt.Fprintf(w, "at the end: %d summary rows, %d anchors, %d current facts, %d long-term memory entries; turn %d: prompt %d chars, full context %d (%.1f×); largest prompt %d chars (turn %d)\n",
 		r.Summaries, r.Anchors, r.Facts, r.Experiences, r.Turns, last.Chars, last.Full, float64(last.Full)/float64(max(1, last.Chars)), peak.Chars, peak.Turn)
+	fmt.Fprintf(w, "anchors: %.1f set per 1,000 turns, folded at the end into %d episodes besides the newest; the last block names topics back to turn %d (%.1f%% into the conversation)\n\n",
+		r.Per1000, r.Episodes, r.SpanTurn, 100*float64(max(r.SpanTurn-1, 0))/float64(max(r.Turns, 1)))
 	_, err := io.WriteString(w, promptTable(r, every))
 	return err
 }

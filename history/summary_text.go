@@ -240,3 +240,9 @@ func sumBound(s Summary, maxChars int) Summary {
 	}
 	return out
 }
+
+// Carries reports whether a sentence carries something worth keeping on
+// its own: a number, a price, a date or a day, a name (a capitalized word
+// past the first of a sentence of six words or more) or a decision word,
+// as the offline summary chooses its items.
+func Carries(s string) bool { return sumCarries(s) }

@@ -34,7 +34,7 @@ FROM threads WHERE tenant_id = $1 AND user_id::text = $2 ORDER BY created_at, id
 FROM messages WHERE tenant_id = $1 AND user_id::text = $2 ORDER BY id`},
 	{"facts", `SELECT id, scope, kind, slot, text, value, confidence, source, thread_id::text AS thread_id, project_id::text AS project_id,
     source_message_ids, valid_from, valid_to, closed_reason FROM facts WHERE tenant_id = $1 AND user_id::text = $2 ORDER BY id`},
-	{"anchors", `SELECT id, thread_id::text AS thread_id, topic, data, message_id, merged_into, created_at, updated_at
+	{"anchors", `SELECT id, thread_id::text AS thread_id, topic, data, message_id, merged_into, episode, first_at, last_at, created_at, updated_at
 FROM microgoals WHERE tenant_id = $1 AND user_id::text = $2 ORDER BY id`},
 	{"experiences", `SELECT id, level, topic, question, answer, reason, score, source, url, thread_id::text AS thread_id, visibility, created_at
 FROM experiences WHERE tenant_id = $1 AND user_id::text = $2 ORDER BY id`},

@@ -60,7 +60,7 @@ func mainFlow(t *testing.T, p *tab) string {
 	// A new conversation: the first message creates the thread; the reply streams.
 	p.click(tid("new-thread"))
 	eval[bool](p, `window.__sawStream = false, new MutationObserver(() => { if (document.querySelector('[data-testid=streaming-reply]')) window.__sawStream = true }).observe(document.body, {subtree: true, childList: true}), true`)
-	priceReply := p.send("Price list: oak board 3400, birch panel 1250, pine shelf 780. The boards come from the Tomsk sawmill.", true)
+	priceReply := p.send("Price list: oak board 3400, birch panel 1250, pine shelf 780. The boards come from the old sawmill up north.", true)
 	if !eval[bool](p, `window.__sawStream`) {
 		p.fail("the reply was never shown while streaming")
 	}
@@ -72,7 +72,8 @@ func mainFlow(t *testing.T, p *tab) string {
 	p.shot("chat-desktop")
 
 	// Filler until the price list scrolls out of the 600-character window,
-	// then a question about it that the anchors' key data (its prices) do
+	// then a question about it that the anchors' key data (its prices; the
+	// sawmill's line names no day, name or event, so it is no note) do
 	// not answer: the offline model searches the history.
 	for i := 1; i <= 3; i++ {
 		p.send(fmt.Sprintf("Filler note %d: the weather in the garden is mild, tomatoes and cucumbers grow well this summer.", i), false)

@@ -1,0 +1,32 @@
+package anchors
+
+import (
+	"testing"
+	"time"
+)
+
+func TestOfflineNotes(t *testing.T) {
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC) // a Monday
+	authors := []string{"Caroline", "Melanie"}
+	tests := []struct{ text, want string }{
+		{"I went to a LGBTQ support group yesterday and it was so powerful.",
+			"I went to a LGBTQ support group yesterday and it was so powerful (said on Mon 2023-05-08)"},
+		{"We decided to go with Egger for the kitchen", "We decided to go with Egger for the kitchen"},
+		{"Мы выбрали Egger для кухни, монтаж в пятницу.", "Мы выбрали Egger для кухни, монтаж в пятницу (сказано в пн 2023-05-08)"},
+		{"Hey Caroline, thanks for the kind words about my painting!", ""}, // a greeting
+		{"Thanks, Melanie, that means a lot to me and my family.", ""},     // a greeting
+		{"When did you go to the support group last week?", ""},            // a question
+		{"Oak board 3400 per sheet, birch panel 1250 per sheet.", ""},      // figures are data
+		{"That is such a lovely thing to hear, Caroline and Melanie!", ""}, // only the authors' names
+		{"ok", ""},
+	}
+	for _, tt := range tests {
+		if got := offlineNotes(tt.text, at, authors); got != tt.want {
+			t.Errorf("offlineNotes(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	long := "I finally finished the mural for the community center downtown after three months of painting every single weekend with the kids from the school."
+	if got := offlineNotes(long, at, nil); len([]rune(got)) > noteRunes {
+		t.Errorf("a long note is %d runes, want at most %d", len([]rune(got)), noteRunes)
+	}
+}
