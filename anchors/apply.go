@@ -19,6 +19,7 @@ type message struct {
 	Content string
 	Chars   int64
 	At      time.Time // when it was said
+	Author  string    // the person who said it, when the thread knows ("" for a model's reply)
 }
 
 // state is what anchoring a thread starts from: its cursor and its anchors.

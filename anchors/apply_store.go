@@ -36,7 +36,7 @@ func load(ctx context.Context, db DB, scope yakor.Scope, upTo int64, window int)
 	}
 	msgs := make([]message, len(read))
 	for i, m := range read {
-		msgs[i] = message{ID: m.ID, Role: m.Role, Content: m.Content, Chars: int64(m.Chars), At: m.CreatedAt}
+		msgs[i] = message{ID: m.ID, Role: m.Role, Content: m.Content, Chars: int64(m.Chars), At: m.CreatedAt, Author: m.Author}
 	}
 	if st.anchors, err = recentAnchors(ctx, db, scope, window, st.currentID, false); err != nil {
 		return st, nil, err

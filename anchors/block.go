@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"yakor/fence"
 )
 
 // DefaultBlockBudget is the budget of Block when none is given.
-const DefaultBlockBudget = 3000
+const DefaultBlockBudget = 4000
 
 // Separators of the anchors block.
 const (
@@ -59,6 +60,7 @@ type blockItem struct {
 	data     string
 	topicLen int
 	dataLen  int
+	frags    []string // its data's fragments, whole
 	current  bool
 	episode  bool // folds older anchors (episodes.go)
 	noData   bool // its data is folded away
@@ -83,7 +85,7 @@ type blockLayout struct {
 //
 // Each anchor's data is prefixed by its topic (an anchor without a topic
 // shows "—"); the DATA line is left out when no anchor shown has data. The
-// block never exceeds budget runes (budget <= 0 means 3000). When it is too
+// block never exceeds budget runes (budget <= 0 means 4000). When it is too
 // long, the OLDEST anchors fold first: their data is dropped, one anchor at
 // a time, then their topics collapse into "… (N earlier topics)" /
 // "… (ещё N тем)", which stands where the folded topics began: the whole
@@ -136,9 +138,13 @@ func newBlockLayout(anchors []Anchor, omitted int, currentID int64, lang string)
 		if span := daySpan(a.FirstAt, a.LastAt, lang); a.Episode && span != "" {
 			topic += " (" + span + ")"
 		}
-		data := fence.Inline(strings.Join(splitFragments(a.Data), fragmentSep))
+		frags := splitFragments(a.Data)
+		for j, f := range frags {
+			frags[j] = fence.Inline(f)
+		}
+		data := strings.Join(frags, fragmentSep)
 		l.items[i] = blockItem{
-			topic: topic, data: data, topicLen: runeLen(topic), dataLen: runeLen(data),
+			topic: topic, data: data, frags: frags, topicLen: runeLen(topic), dataLen: runeLen(data),
 			current: i == cur, episode: a.Episode,
 		}
 	}
@@ -149,11 +155,12 @@ func newBlockLayout(anchors []Anchor, omitted int, currentID int64, lang string)
 	return l
 }
 
-// fold makes the block fit budget by leaving out the oldest anchors' data,
-// then their topics (counted instead), the current anchor aside; it
-// reports whether that was enough.
+// fold makes the block fit budget by sharing the data's room among the
+// anchors (share), else by leaving out the oldest anchors' data, then
+// their topics (counted instead), the current anchor aside; it reports
+// whether that was enough.
 func (l *blockLayout) fold(budget int) bool {
-	if l.size() <= budget {
+	if l.size() <= budget || l.share(budget) {
 		return true
 	}
 	for i := range l.items {
@@ -179,6 +186,77 @@ func (l *blockLayout) fold(budget int) bool {
 	}
 	return false
 }
+
+// currentShare is the data the current anchor keeps when the block's data
+// is shared (share), when it has that much.
+const currentShare = 600
+
+// share fits the block into budget by giving every anchor's data the same
+// room, its newest whole fragments within it (the current anchor at least
+// currentShare), as much room as fits; it reports whether some room does
+// (else the data is as it was).
+func (l *blockLayout) share(budget int) bool {
+	set := func(room int) {
+		for i := range l.items {
+			it := &l.items[i]
+			r := room
+			if it.current {
+				r = max(room, currentShare)
+			}
+			it.data = fitWhole(it.frags, r)
+			it.dataLen = runeLen(it.data)
+		}
+	}
+	lo, hi := 0, MaxData // the largest room that fits is in [lo, hi)
+	set(lo)
+	if l.size() > budget {
+		set(MaxData)
+		return false
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if set(mid); l.size() <= budget {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	set(lo)
+	return true
+}
+
+// fitWhole returns the fragments of frags, whole, that fit in max runes
+// joined, in their order: those that carry a figure or a date first
+// (what people come back for), each kind newest first.
+func fitWhole(frags []string, max int) string {
+	keep := make([]bool, len(frags))
+	n := 0
+	for _, dated := range []bool{true, false} {
+		for i := len(frags) - 1; i >= 0; i-- {
+			if keep[i] || hasFigure(frags[i]) != dated {
+				continue
+			}
+			l := runeLen(frags[i])
+			if n > 0 {
+				l += runeLen(fragmentSep)
+			}
+			if n+l <= max {
+				keep[i], n = true, n+l
+			}
+		}
+	}
+	var out []string
+	for i, f := range frags {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, fragmentSep)
+}
+
+// hasFigure reports whether a fragment holds a digit: a figure, or the
+// day a note was said.
+func hasFigure(f string) bool { return strings.ContainsFunc(f, unicode.IsDigit) }
 
 // cutCurrent renders a block of only the current anchor within budget: its
 // data cut, then its topic (and the others' count dropped when that

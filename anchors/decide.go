@@ -131,7 +131,8 @@ type Position struct {
 //
 // In order:
 //   - no topic (no letter or digit in it): NO_ANCHOR (no_topic), unless at.Since >= the threshold and
-//     the message has data: then NEW_ANCHOR (char_threshold);
+//     the message has data: then NEW_ANCHOR (char_threshold); or, when it
+//     has notes current does not hold, UPDATE_ANCHOR_DATA (no_topic) of current;
 //   - no current anchor: NEW_ANCHOR (first_topic);
 //   - the topic is similar to current's: UPDATE_ANCHOR_DATA (data_changed) of
 //     current when ex.DataChanged and some fragment of ex.Data, or some
@@ -144,7 +145,8 @@ type Position struct {
 //     brings new data (a task moving on with its figures); NEW_ANCHOR
 //     (char_threshold) when at.Since >= cfg.CharThreshold; NEW_ANCHOR
 //     (topic_changed) when it stayed changed (at.OffTopic >= 1) and
-//     at.Since >= cfg.MinSpan; else NO_ANCHOR (detour).
+//     at.Since >= cfg.MinSpan; else NO_ANCHOR (detour), or UPDATE_ANCHOR_DATA
+//     (detour) of current when the message has notes current does not hold.
 func Decide(cfg Config, current *Anchor, earlier []Anchor, at Position, ex Extraction) Outcome {
 	cfg = cfg.withDefaults()
 	overThreshold := at.Since >= int64(cfg.CharThreshold)
@@ -154,7 +156,7 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, at Position, ex Extra
 		if overThreshold && hasData {
 			return Outcome{Decision: NewAnchor, Rule: RuleCharThreshold}
 		}
-		return Outcome{Decision: NoAnchor, Rule: RuleNoTopic}
+		return keepNotes(current, ex, Outcome{Decision: NoAnchor, Rule: RuleNoTopic})
 	}
 	if current == nil {
 		return Outcome{Decision: NewAnchor, Rule: RuleFirst}
@@ -181,7 +183,18 @@ func Decide(cfg Config, current *Anchor, earlier []Anchor, at Position, ex Extra
 	case at.OffTopic >= 1 && at.Since >= int64(cfg.MinSpan):
 		return Outcome{Decision: NewAnchor, Rule: RuleTopicChanged, Similarity: changed}
 	}
-	return Outcome{Decision: NoAnchor, Rule: RuleDetour, Similarity: changed}
+	return keepNotes(current, ex, Outcome{Decision: NoAnchor, Rule: RuleDetour, Similarity: changed})
+}
+
+// keepNotes is o, a NO_ANCHOR that leaves current as it is, made an
+// UPDATE_ANCHOR_DATA of current (the same rule) when the message has notes
+// current does not hold yet: what was said on a detour, or with no topic,
+// is kept in the topic the conversation is on.
+func keepNotes(current *Anchor, ex Extraction, o Outcome) Outcome {
+	if current != nil && ex.Notes != "" && !containsData(current.Data, ex.Notes) {
+		o.Decision, o.TargetID = UpdateAnchorData, current.ID
+	}
+	return o
 }
 
 // mostSimilar returns the anchor of earlier's latest cfg.MergeWindow,

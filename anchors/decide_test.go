@@ -114,6 +114,22 @@ func TestDecide(t *testing.T) {
 			anchors.Outcome{Decision: anchors.NewAnchor, Rule: anchors.RuleTopicChanged},
 		},
 		{
+			// What a detour says worth keeping goes to the current topic.
+			"DetourKeepsNotes", anchors.Config{}, &usd, all, 400,
+			anchors.Extraction{Topic: "погода в Алматы", Notes: "Мы ездили в Алматы вчера (сказано в пн 2023-05-08)"},
+			anchors.Outcome{Decision: anchors.UpdateAnchorData, Rule: anchors.RuleDetour, TargetID: 3},
+		},
+		{
+			"NoTopicKeepsNotes", anchors.Config{}, &usd, all, 400,
+			anchors.Extraction{Notes: "We decided to go with Egger"},
+			anchors.Outcome{Decision: anchors.UpdateAnchorData, Rule: anchors.RuleNoTopic, TargetID: 3},
+		},
+		{
+			"SameTopicNewNotes", anchors.Config{}, &calc, all, 400,
+			anchors.Extraction{Topic: "расчёт стоимости шкафа", Notes: "We decided to go with Egger"},
+			anchors.Outcome{Decision: anchors.UpdateAnchorData, Rule: anchors.RuleDataChanged, TargetID: 2},
+		},
+		{
 			"NeverReturnsToEpisode", anchors.Config{}, &usd,
 			[]anchors.Anchor{{ID: 1, Topic: "прайс ЛДСП", Episode: true}, calc, usd}, 400,
 			anchors.Extraction{Topic: "прайс ЛДСП"},

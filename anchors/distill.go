@@ -81,9 +81,11 @@ func splitFragments(data string) []string {
 	return out
 }
 
-// fitFragments joins frags with "; ", dropping the oldest (first) ones
-// until the result is at most max runes; when the newest alone is longer,
-// it is cut to its last max runes. max <= 0 gives "".
+// fitFragments joins frags with "; ", dropping fragments until the
+// result is at most max runes: first the oldest (first) of those without a
+// figure or a date (a note of what was said), then the oldest of the rest;
+// when the newest alone is longer, it is cut to its last max runes. max <=
+// 0 gives "".
 func fitFragments(frags []string, max int) string {
 	if max <= 0 || len(frags) == 0 {
 		return ""
@@ -96,12 +98,18 @@ func fitFragments(frags []string, max int) string {
 		}
 		total += utf8.RuneCountInString(f)
 	}
-	start := 0
-	for total > max && start < len(frags)-1 {
-		total -= utf8.RuneCountInString(frags[start]) + sepLen
-		start++
+	kept := slices.Clone(frags)
+	for _, dated := range []bool{false, true} {
+		for i := 0; total > max && i < len(kept)-1; {
+			if hasFigure(kept[i]) != dated {
+				i++
+				continue
+			}
+			total -= utf8.RuneCountInString(kept[i]) + sepLen
+			kept = slices.Delete(kept, i, i+1)
+		}
 	}
-	out := strings.Join(frags[start:], fragmentSep)
+	out := strings.Join(kept, fragmentSep)
 	if total > max {
 		out = lastRunes(out, max)
 	}

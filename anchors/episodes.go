@@ -28,8 +28,8 @@ const episodeGroup = 4
 
 // Sizes of an episode, in runes.
 const (
-	EpisodeTopicMax = 120 // its phrase
-	EpisodeDataMax  = 240 // its data
+	EpisodeTopicMax = 60  // its phrase
+	EpisodeDataMax  = 300 // its data
 )
 
 // episodeSep joins the topics of an episode's phrase.
@@ -132,22 +132,64 @@ func (r *run) fold(target int64, members []int64) error {
 }
 
 // episodeOf is the episode of parts, oldest first: a phrase of their
-// topics (see episodePhrase), their data condensed to EpisodeDataMax
-// (newest kept), and the days from the first to the last.
+// topics (see episodePhrase), their data condensed to EpisodeDataMax (see
+// episodeData), and the days from the first to the last.
 func episodeOf(parts []Anchor) Anchor {
-	var topics, frags []string
+	var topics []string
+	var frags [][]string
 	var ep Anchor
 	for _, p := range parts {
 		topics = append(topics, episodeTopics(p)...)
-		frags = append(frags, splitFragments(p.Data)...)
+		frags = append(frags, splitFragments(p.Data))
 		if !p.FirstAt.IsZero() && (ep.FirstAt.IsZero() || p.FirstAt.Before(ep.FirstAt)) {
 			ep.FirstAt = p.FirstAt
 		}
 		ep.LastAt = later2(ep.LastAt, later2(p.FirstAt, p.LastAt))
 	}
 	ep.Topic = episodePhrase(topics, EpisodeTopicMax)
-	ep.Data = Distill("", strings.Join(frags, fragmentSep), EpisodeDataMax)
+	ep.Data = episodeData(frags, EpisodeDataMax)
 	return ep
+}
+
+// episodeData condenses the fragments of an episode's parts (oldest part
+// first, each part's fragments oldest first) to at most max runes: each
+// part's newest fragment first, then each one's next newest, and so on,
+// so that every part keeps something; a repeated fragment once. They are
+// joined in the conversation's order.
+func episodeData(parts [][]string, max int) string {
+	type pick struct{ part, idx int }
+	var picked []pick
+	seen := map[string]bool{}
+	n := 0
+	for depth := 1; ; depth++ {
+		more := false
+		for p, frags := range parts {
+			i := len(frags) - depth
+			if i < 0 {
+				continue
+			}
+			more = true
+			f := frags[i]
+			l := utf8.RuneCountInString(f)
+			if n > 0 {
+				l += utf8.RuneCountInString(fragmentSep)
+			}
+			if seen[normalize(f)] || n+l > max {
+				continue
+			}
+			seen[normalize(f)] = true
+			picked, n = append(picked, pick{p, i}), n+l
+		}
+		if !more {
+			break
+		}
+	}
+	slices.SortFunc(picked, func(a, b pick) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.idx, b.idx)) })
+	out := make([]string, len(picked))
+	for i, p := range picked {
+		out[i] = parts[p.part][p.idx]
+	}
+	return strings.Join(out, fragmentSep)
 }
 
 func later2(a, b time.Time) time.Time {

@@ -129,3 +129,27 @@ func TestBlockShowsEpisodes(t *testing.T) {
 		t.Errorf("a small block should keep the episode and fold the whole anchor: %s", small)
 	}
 }
+
+// TestBlockSharesData: when the data does not all fit, every anchor keeps
+// some of its own (figures and dates first), the current one most,
+// rather than the oldest losing all of it.
+func TestBlockSharesData(t *testing.T) {
+	var as []Anchor
+	for i := range 10 {
+		id := int64(i + 1)
+		as = append(as, Anchor{ID: id, Topic: fmt.Sprintf("topic %c", 'a'+i), CharPos: 100 * id,
+			Data: fmt.Sprintf("chit-chat number %d without much in it; price %d: %d руб; more chit-chat of the topic", id, id, 1000+id)})
+	}
+	got := Block(as, 10, "en", 900)
+	if n := len([]rune(got)); n > 900 {
+		t.Fatalf("block of %d runes over its 900", n)
+	}
+	for _, a := range as {
+		if want := fmt.Sprintf("price %d: %d руб", a.ID, 1000+a.ID); !strings.Contains(got, want) {
+			t.Errorf("the block lost %q of anchor %d:\n%s", want, a.ID, got)
+		}
+	}
+	if !strings.Contains(got, "topic j: chit-chat number 10 without much in it") {
+		t.Errorf("the current anchor should keep more of its data:\n%s", got)
+	}
+}

@@ -29,12 +29,12 @@ const (
 // tell something (an event told in the first person, or a sentence that
 // carries a date, a name or a decision: history.Carries, the thread's
 // authors' names not counted) and are neither questions, greetings nor
-// figures (those are its data), at most maxNotes of them, each cut to
-// noteRunes with the day it was said when it names a day
-// (history.SaidOn), joined as fragments; "" for none.
+// figures (those are its data), at most maxNotes of them (those with a
+// date or a number first), each cut to noteRunes with the day it was said
+// when it names a day (history.SaidOn), joined as fragments; "" for none.
 func offlineNotes(text string, at time.Time, authors []string) string {
 	text = llm.WithoutOfflineLines(text)
-	var out []string
+	var out, undated []string
 	for _, s := range words.Sentences(text) {
 		s = strings.TrimSpace(s)
 		if utf8.RuneCountInString(s) < minNote || strings.HasSuffix(s, "?") || len(keyFragments(s)) > 0 || greeting(s) ||
@@ -46,12 +46,14 @@ func offlineNotes(text string, at time.Time, authors []string) string {
 		if n := noteRunes - utf8.RuneCountInString(stamp); utf8.RuneCountInString(s) > n {
 			s = firstRunes(s, n-1) + ellipsis
 		}
-		out = append(out, s+stamp)
-		if len(out) == maxNotes {
-			break
+		if stamp == "" && !hasFigure(s) {
+			undated = append(undated, s) // kept after the dated ones
+			continue
 		}
+		out = append(out, s+stamp)
 	}
-	return strings.Join(out, fragmentSep)
+	out = append(out, undated...)
+	return strings.Join(out[:min(len(out), maxNotes)], fragmentSep)
 }
 
 // kept is what an extraction adds to its anchor's data: its figures, then

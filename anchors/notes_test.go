@@ -30,3 +30,23 @@ func TestOfflineNotes(t *testing.T) {
 		t.Errorf("a long note is %d runes, want at most %d", len([]rune(got)), noteRunes)
 	}
 }
+
+// TestFitFragmentsKeepsDatedFirst: over the limit, notes without a figure
+// or a date go first, the oldest first; then the oldest of the rest.
+func TestFitFragmentsKeepsDatedFirst(t *testing.T) {
+	frags := []string{"board 3400 руб", "we chose oak", "went to the sawmill (said on Mon 2023-05-08)", "the kids loved it", "total 9 000 руб"}
+	tests := []struct {
+		max  int
+		want string
+	}{
+		{200, "board 3400 руб; we chose oak; went to the sawmill (said on Mon 2023-05-08); the kids loved it; total 9 000 руб"},
+		{96, "board 3400 руб; went to the sawmill (said on Mon 2023-05-08); the kids loved it; total 9 000 руб"},
+		{80, "board 3400 руб; went to the sawmill (said on Mon 2023-05-08); total 9 000 руб"},
+		{70, "went to the sawmill (said on Mon 2023-05-08); total 9 000 руб"},
+	}
+	for _, tt := range tests {
+		if got := fitFragments(frags, tt.max); got != tt.want {
+			t.Errorf("fitFragments(%d) = %q, want %q", tt.max, got, tt.want)
+		}
+	}
+}

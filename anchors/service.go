@@ -27,7 +27,7 @@ type Completer interface {
 // ServiceConfig tunes the service.
 type ServiceConfig struct {
 	Decide      Config
-	BlockBudget int // characters of the prompt's anchors block; default 3,000
+	BlockBudget int // characters of the prompt's anchors block; default 4,000
 }
 
 // DefaultServiceConfig is the service's configuration unless told
@@ -183,18 +183,22 @@ func (s *Service) extract(ctx context.Context, m message, current *Anchor, autho
 }
 
 // offlineRead reads m with no model: a user's message whole, another's
-// for its data only (its topic is the current one).
+// for its data only (its topic is the current one). Notes are read from
+// what people said: the user's messages and those of a named author (an
+// imported conversation between people), not a model's replies.
 func offlineRead(m message, authors []string) Extraction {
+	ex := offlineData(m.Content)
 	if m.Role == "user" {
-		ex := OfflineExtract(m.Content, authors)
-		ex.Notes = offlineNotes(m.Content, m.At, authors)
-		return ex
+		ex = OfflineExtract(m.Content, authors)
 	}
-	return offlineData(m.Content)
+	if m.Role == "user" || m.Author != "" {
+		ex.Notes = offlineNotes(m.Content, m.At, authors)
+	}
+	return ex
 }
 
 const helperPrompt = `You track the topics of a conversation. Read the message and answer with one JSON object and nothing else:
-{"topic": "<the message's topic: a short phrase of 1-5 words in the conversation's language>", "data": "<the key data it states: numbers with units and currencies, totals, results, decisions; empty if none>", "data_changed": <true if it adds or changes key data, else false>}`
+{"topic": "<the message's topic: a short phrase of 1-5 words in the conversation's language>", "data": "<the key data it states: numbers with units and currencies and what they measure, totals, results, names and roles, dates (a relative day such as yesterday as the date it means), decisions; empty if none>", "data_changed": <true if it adds or changes key data, else false>}`
 
 // extractHelper asks the helper model for a strict JSON extraction.
 func (s *Service) extractHelper(ctx context.Context, m message, current *Anchor) (Extraction, error) {
@@ -202,7 +206,7 @@ func (s *Service) extractHelper(ctx context.Context, m message, current *Anchor)
 	if current != nil {
 		fmt.Fprintf(&user, "Current topic: %s\nIts data: %s\n\n", current.Topic, current.Data)
 	}
-	fmt.Fprintf(&user, "Message (%s):\n%s", m.Role, m.Content)
+	fmt.Fprintf(&user, "Message (%s, said on %s):\n%s", m.Role, timeOrNow(m.At).UTC().Format("Mon 2006-01-02"), m.Content)
 	res, err := s.helper.Complete(ctx, llm.Request{Messages: []llm.Message{
 		{Role: "system", Content: helperPrompt}, {Role: "user", Content: user.String()},
 	}})
@@ -272,7 +276,7 @@ func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (st
 }
 
 // blockAnchors is how many of the newest anchors the block is built from;
-// a block of 3,000 characters shows fewer topics, older ones only count.
+// a block of 4,000 characters shows fewer topics, older ones only count.
 const blockAnchors = 100
 
 // mergeWindow is how many anchors a decision may look back at.

@@ -275,12 +275,17 @@ func allPrompt(ctx context.Context, e *allEnv) (allPart, error) {
 	fmt.Fprintf(&b, "At turn %s Yakor's prompt is %s characters against %s for the full context (%.1f× smaller); over the run its mean is %s and its largest %s. At the end the thread has %d summary rows, %d anchors, %d current facts and %d long-term memory entries.\n\n",
 		groupThousands(r.Turns), groupThousands(last.Chars), groupThousands(last.Full), float64(last.Full)/float64(max(1, last.Chars)), groupThousands(sum/len(r.Points)), groupThousands(peak),
 		r.Summaries, r.Anchors, r.Facts, r.Experiences)
+	fmt.Fprintf(&b, "Anchors as the conversation's map: %.1f anchors set per 1,000 turns; at the end the older ones are folded into %d episodes besides the newest, and the anchors block still names topics back to turn %s (%.1f%% into the conversation).\n\n",
+		r.Per1000, r.Episodes, groupThousands(r.SpanTurn), 100*float64(max(r.SpanTurn-1, 0))/float64(max(r.Turns, 1)))
 	fmt.Fprintf(&b, "![Prompt size against turn number](%s)\n\n", promptChartFile)
 	b.WriteString(promptTable(r, e.scale.PromptEvery))
 	return allPart{
 		Figures: []allFigure{{Figure: fmt.Sprintf("Prompt size at turn %s", groupThousands(r.Turns)),
 			Value:  fmt.Sprintf("%s chars (full context %s, %.1f× more)", groupThousands(last.Chars), groupThousands(last.Full), float64(last.Full)/float64(max(1, last.Chars))),
-			Detail: fmt.Sprintf("every layer on; largest over the run %s", groupThousands(peak))}},
+			Detail: fmt.Sprintf("every layer on; largest over the run %s", groupThousands(peak))},
+			{Figure: fmt.Sprintf("Anchors over %s turns", groupThousands(r.Turns)),
+				Value:  fmt.Sprintf("%d set (%.1f per 1,000 turns); the block names turn %s onwards", r.Anchors, r.Per1000, groupThousands(r.SpanTurn)),
+				Detail: fmt.Sprintf("%d episodes besides the newest anchors", r.Episodes)}},
 		Body: b.String(), Result: r.thinned(10),
 		Reproduce: []string{fmt.Sprintf("bin/yakor bench prompt --turns %d --every %d --png docs/%s", r.Turns, e.scale.PromptEvery, promptChartFile)},
 	}, nil
@@ -322,6 +327,11 @@ func allLocomo(ctx context.Context, e *allEnv) (allPart, error) {
 			pc(r.TurnReachable), pc(r.Reachable), pc(r.WithoutSearch), pc(r.AllEvidence))
 	}
 	overall := rep.Rows[len(rep.Rows)-1]
+	fmt.Fprintf(&b, "\nEach text layer alone (the %s-character anchors block among them), holding a question's evidence whether another layer holds it too:\n\n", groupThousands(rep.AnchorBudget))
+	b.WriteString("| category | questions | summary alone | facts alone | anchors alone |\n|---|---:|---:|---:|---:|\n")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", r.Name, r.N, pc(r.Alone["summary"]), pc(r.Alone["facts"]), pc(r.Alone["anchors"]))
+	}
 	fmt.Fprintf(&b, "\nBefore compaction (the same conversations imported whole, window and search only) %s of the evidence was reachable (%s as a turn); after it, with every layer, %s (%s as a turn). ",
 		pc(overall.BeforeReachable), pc(overall.BeforeTurnReachable), pc(overall.Reachable), pc(overall.TurnReachable))
 	reached := 0
@@ -333,7 +343,9 @@ func allLocomo(ctx context.Context, e *allEnv) (allPart, error) {
 	fmt.Fprintf(&b, "Facts planted early in a %s-message thread, looked for in its last prompt without search: %d of %d reachable.\n", groupThousands(rep.ProbeThread.Messages), reached, len(rep.Probes))
 	return allPart{
 		Figures: []allFigure{{Figure: "LoCoMo evidence recall, every layer on", Value: fmt.Sprintf("%s as a turn; %s with whole-thread search", pc(overall.TurnReachable), pc(overall.Reachable)),
-			Detail: fmt.Sprintf("%s questions of categories 1–4, %s", groupThousands(overall.N), plural(rep.Conversations, "conversation"))}},
+			Detail: fmt.Sprintf("%s questions of categories 1–4, %s", groupThousands(overall.N), plural(rep.Conversations, "conversation"))},
+			{Figure: "LoCoMo evidence in the anchors block alone", Value: fmt.Sprintf("%s of categories 1–4; %s of the temporal ones", pc(overall.Alone["anchors"]), pc(lossRowAlone(rep.Rows, "2 temporal", "anchors"))),
+				Detail: fmt.Sprintf("%s-character block", groupThousands(rep.AnchorBudget))}},
 		Body: b.String(), Result: rep,
 		Reproduce: []string{fmt.Sprintf("bin/yakor bench locomo-loss --data locomo10.json --probe-exchanges %d%s", e.scale.ProbeExchanges, conversationsFlag(e.scale.Conversations))},
 	}, nil
@@ -361,4 +373,15 @@ func joinCounts(ns []int, sep string) string {
 		parts[i] = fmt.Sprint(n)
 	}
 	return strings.Join(parts, sep)
+}
+
+// lossRowAlone is the share of layer alone in the row named name (0 when
+// there is none).
+func lossRowAlone(rows []lossRow, name, layer string) float64 {
+	for _, r := range rows {
+		if r.Name == name {
+			return r.Alone[layer]
+		}
+	}
+	return 0
 }

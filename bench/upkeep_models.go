@@ -80,7 +80,7 @@ type scriptedHelper struct {
 }
 
 var (
-	helperMsgRe   = regexp.MustCompile(`(?m)^\[(\d+)\] (?:user|assistant): `)
+	helperMsgRe   = regexp.MustCompile(`(?m)^\[(\d+)\] (?:user|assistant), \w{3} \d{4}-\d{2}-\d{2}: `)
 	helperGradeRe = regexp.MustCompile(`(?m)^replies ([\d, ]+)$`)
 )
 

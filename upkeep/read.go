@@ -50,7 +50,7 @@ const intro = `You keep the memory of a conversation between a user and an assis
 Give an empty array for what you have nothing for.`
 
 const topicsPart = `
-messages: one item per new message, by its id. topic: what the message is about, a short phrase of 1-5 words in the conversation's language ("прайс на ЛДСП", "price list: oak board"); for an assistant's message, the topic it answers. data: the key data it states — figures with their units and currencies and what they measure, totals and results, names and roles, dates, decisions — "" when none. data_changed: true when it adds or changes key data.`
+messages: one item per new message, by its id. topic: what the message is about, a short phrase of 1-5 words in the conversation's language ("прайс на ЛДСП", "price list: oak board"); for an assistant's message, the topic it answers. data: the key data it states — figures with their units and currencies and what they measure, totals and results, names and roles, dates (a relative day such as "yesterday" as the date it means), decisions — "" when none. data_changed: true when it adds or changes key data.`
 
 const factsPart = `
 facts: durable facts of USER messages only (never the assistant's words): names, roles, teams, versions, budgets, deadlines, decisions, constraints, preferences, blockers, findings, corrections, and what the user asks to remember. Nothing from greetings, thanks, passing remarks or questions. "message": the user message's id. scope: "chat" (this conversation), "user" (the person, everywhere) or "project" (the shared project). kind: fact, preference, constraint, decision, finding, blocker or correction. slot: the single-valued thing it sets so that a newer fact supersedes an older one ("user.name", "user.role", "user.team", "project.budget", "project.deadline", "project.version:<name>", "user.preference:<topic>"), "" if none. text: one short third-person sentence in the user's language. value: the slot's value. confidence: 0.9 explicit, 0.8 clear, lower when unsure. KNOWN FACTS are kept already: repeat none of them. forget: what the user asks to forget ("forget that…", "забудь…"), by message.`
@@ -80,7 +80,8 @@ func request(j job) llm.Request {
 	}
 	var m strings.Builder
 	for _, msg := range j.msgs {
-		fmt.Fprintf(&m, "[%d] %s: %s\n", msg.ID, msg.Role, cut(strings.TrimSpace(msg.Content), messageRunes))
+		// The day it was said, so that "yesterday" can be read as a date.
+		fmt.Fprintf(&m, "[%d] %s, %s: %s\n", msg.ID, msg.Role, msg.CreatedAt.UTC().Format("Mon 2006-01-02"), cut(strings.TrimSpace(msg.Content), messageRunes))
 	}
 	section("NEW MESSAGES", strings.TrimSpace(m.String()))
 	if len(j.grade) > 0 {

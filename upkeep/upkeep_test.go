@@ -35,7 +35,7 @@ type reader struct {
 }
 
 var (
-	msgRe   = regexp.MustCompile(`(?m)^\[(\d+)\] (user|assistant): (.*)$`)
+	msgRe   = regexp.MustCompile(`(?m)^\[(\d+)\] (user|assistant), \w{3} \d{4}-\d{2}-\d{2}: (.*)$`)
 	gradeRe = regexp.MustCompile(`(?m)^replies ([\d, ]+)$`)
 	nameRe  = regexp.MustCompile(`My name is (\w+)`)
 )

@@ -1,0 +1,68 @@
+package anchors_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestApplyFoldsEpisodes: a long task conversation of thirty topics, each
+// with its figure, anchored offline: every topic sets an anchor, the
+// older ones are folded into episodes in the database (none lost: each
+// anchor is live or absorbed by a live one), and the block still names
+// the first topic, with its day.
+func TestApplyFoldsEpisodes(t *testing.T) {
+	th := newThread(t)
+	topics := []string{"Kitchen cabinets", "Bathroom tiles", "Garden fence", "Roof repair", "Window frames", "Floor heating",
+		"Garage door", "Balcony glazing", "Solar panels", "Water heater", "Ceiling lights", "Wall paint", "Mailbox",
+		"Staircase", "Wardrobe", "Dining table", "Office chairs", "Curtains", "Carpet cleaning", "Pool cover", "Chimney sweep",
+		"Gutters", "Driveway paving", "Attic insulation", "Security cameras", "Shower cabin", "Laundry basin", "Bookshelves",
+		"Sofa upholstery", "Terrace decking"}
+	var last int64
+	for i, topic := range topics {
+		last = th.say(t, fmt.Sprintf("%s — %d EUR.", topic, 1000+10*i))
+	}
+	svc := newService(th, nil)
+	if _, err := svc.Apply(th.ctx, th.scope, last); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := th.owner.QueryRow(th.ctx, `SELECT count(*) FROM microgoals WHERE tenant_id = $1 AND thread_id = $2`, th.scope.TenantID, th.scope.ThreadID).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(topics) {
+		t.Errorf("%d anchors set, want one a topic: %d", rows, len(topics))
+	}
+	l, err := svc.List(th.ctx, th.scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered, episodes := map[int64]bool{}, 0
+	for _, a := range l.Anchors {
+		covered[a.ID] = true
+		for _, id := range a.Absorbed {
+			covered[id] = true
+		}
+		if a.Episode {
+			episodes++
+			if a.FirstAt.IsZero() || a.LastAt.Before(a.FirstAt) {
+				t.Errorf("episode %d spans %v to %v", a.ID, a.FirstAt, a.LastAt)
+			}
+		}
+	}
+	if episodes == 0 || len(l.Anchors) > 8+3+12 {
+		t.Errorf("%d live anchors, %d episodes: want the older ones folded", len(l.Anchors), episodes)
+	}
+	if len(covered) != rows {
+		t.Errorf("%d anchors live or absorbed, want all %d", len(covered), rows)
+	}
+	block, _, err := svc.Block(th.ctx, th.scope, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Now().UTC().Format("2 Jan 2006")
+	if !strings.Contains(block, "Kitchen cabinets") || !strings.Contains(block, "("+today+")") || !strings.Contains(block, "Terrace decking") {
+		t.Errorf("the block should name the first topic with its day (%s) and the current one:\n%s", today, block)
+	}
+}
