@@ -20,7 +20,8 @@
 //     long run), MERGE_ANCHOR (a return to an earlier topic),
 //     UPDATE_ANCHOR_DATA or NO_ANCHOR (a short detour among them), and
 //     records which rule fired; topics are compared with words.Similarity,
-//     a pg_trgm-style trigram similarity over Snowball stems;
+//     a pg_trgm-style trigram similarity over Snowball stems, and by their
+//     embeddings too when an embedding model is configured (semantic.go);
 //   - the oldest anchors fold into episodes (episodes.go), so the block
 //     maps the whole conversation: a phrase and the days each spans;
 //   - Distill merges new data into an anchor's data, newest values winning,

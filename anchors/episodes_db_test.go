@@ -1,10 +1,12 @@
 package anchors_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"yakor/anchors"
 )
 
 // TestApplyFoldsEpisodes: a long task conversation of thirty topics, each
@@ -64,5 +66,49 @@ func TestApplyFoldsEpisodes(t *testing.T) {
 	today := time.Now().UTC().Format("2 Jan 2006")
 	if !strings.Contains(block, "Kitchen cabinets") || !strings.Contains(block, "("+today+")") || !strings.Contains(block, "Terrace decking") {
 		t.Errorf("the block should name the first topic with its day (%s) and the current one:\n%s", today, block)
+	}
+}
+
+// byWord embeds a text as the first of its words it knows, else apart.
+type byWord map[string][]float32
+
+func (b byWord) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = []float32{0, 0, 1}
+		for w, v := range b {
+			if strings.Contains(strings.ToLower(t), w) {
+				out[i] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// TestApplyComparesTopicsByMeaning: with an embedding model, a message
+// whose topic means the current one stays on it; without, it is a detour.
+func TestApplyComparesTopicsByMeaning(t *testing.T) {
+	for _, withModel := range []bool{false, true} {
+		th := newThread(t)
+		th.say(t, "Delivery to Moscow — 2500 руб.")
+		last := th.say(t, "The truck is booked.")
+		svc := newService(th, nil)
+		if withModel {
+			svc.WithEmbedder(byWord{"delivery": {1, 0, 0}, "truck": {0.9, 0.2, 0}})
+		}
+		if _, err := svc.Apply(th.ctx, th.scope, last); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := svc.Decisions(th.ctx, th.scope, []int64{last})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("decisions %v, %v", ds, err)
+		}
+		want := anchors.RuleDetour
+		if withModel {
+			want = anchors.RuleSameTopic
+		}
+		if ds[0].Rule != want {
+			t.Errorf("with a model %v: %q (topic %q) decided by %s, want %s", withModel, "The truck is booked.", ds[0].Topic, ds[0].Rule, want)
+		}
 	}
 }

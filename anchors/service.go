@@ -28,12 +28,16 @@ type Completer interface {
 type ServiceConfig struct {
 	Decide      Config
 	BlockBudget int // characters of the prompt's anchors block; default 4,000
+	// TopicCosine is the cosine similarity of two topics' embeddings at or
+	// above which they are the same subject, with an embedding model
+	// (WithEmbedder); default 0.75.
+	TopicCosine float64
 }
 
 // DefaultServiceConfig is the service's configuration unless told
 // otherwise.
 func DefaultServiceConfig() ServiceConfig {
-	return ServiceConfig{Decide: DefaultConfig(), BlockBudget: DefaultBlockBudget}
+	return ServiceConfig{Decide: DefaultConfig(), BlockBudget: DefaultBlockBudget, TopicCosine: DefaultTopicCosine}
 }
 
 // Service anchors a thread's messages and reads its anchors. It owns the
@@ -41,7 +45,8 @@ func DefaultServiceConfig() ServiceConfig {
 type Service struct {
 	db        DB
 	cfg       ServiceConfig
-	helper    Completer // nil: the offline extractor
+	helper    Completer     // nil: the offline extractor
+	embed     TopicEmbedder // nil: topics compared by their words alone
 	log       *slog.Logger
 	fallbacks prometheus.Counter
 	threads   keylock.Locks // one anchoring at a time per thread
@@ -51,6 +56,9 @@ type Service struct {
 func NewService(db DB, cfg ServiceConfig, helper Completer, log *slog.Logger, reg prometheus.Registerer) *Service {
 	if cfg.BlockBudget <= 0 {
 		cfg.BlockBudget = DefaultBlockBudget
+	}
+	if cfg.TopicCosine <= 0 {
+		cfg.TopicCosine = DefaultTopicCosine
 	}
 	s := &Service{db: db, cfg: cfg, helper: helper, log: log,
 		fallbacks: prometheus.NewCounter(prometheus.CounterOpts{
@@ -137,6 +145,16 @@ func (s *Service) process(ctx context.Context, scope yakor.Scope, upTo int64, re
 	}
 	cfg := s.cfg.Decide
 	cfg.Similar = words.NewSimilarity()
+	if s.embed != nil {
+		m := &topicMeaning{ctx: ctx, embed: s.embed, lexical: cfg.Similar, same: cfg.withDefaults().Similarity,
+			cosine: s.cfg.TopicCosine, vecs: map[string][]float32{}, log: s.log}
+		for _, a := range st.anchors {
+			if !a.Episode {
+				m.known = append(m.known, a.Topic)
+			}
+		}
+		cfg.Similar = m.similar
+	}
 	extract := func(m message, current *Anchor) Extraction { return s.extract(ctx, m, current, st.authors, read) }
 	dataOf := func(id int64) (string, error) { return readAnchorData(ctx, s.db, scope, id) }
 	b, err := decideRun(cfg, st, msgs, extract, dataOf)

@@ -133,6 +133,9 @@ func (a *App) build(ctx context.Context, o options) error {
 		a.Local = local
 	}
 	a.Anchors = anchors.NewService(tenant, t.Anchors, m.helpers.Anchors, log, reg)
+	if m.embedModel {
+		a.Anchors.WithEmbedder(m.embed)
+	}
 	a.History = history.NewStore(tenant)
 	space := mnemos.NewSpace(a.DB.Owner, m.embed, log)
 	a.Memory = mnemos.NewStore(tenant, space, t.Memory, log, reg)

@@ -38,32 +38,33 @@ type Config struct {
 	PGBin              string // PostgreSQL server binaries for the private cluster
 	PGUser             string // account the private cluster runs as when yakor runs as root
 
-	WindowChars     int     // history window budget, characters
-	PromptChars     int     // whole-prompt budget, characters
-	MaxMessageChars int     // longest accepted user message, characters
-	MaxReplyChars   int     // longest reply kept, characters
-	SystemPrompt    string  // replaces the built-in system prompt
-	SearchRounds    int     // searches the model may make in one turn; 0: none
-	SearchBudget    int     // characters of hits per search
-	SearchTool      bool    // also offer search as a search_history tool
-	AnchorMode      string  // async, sync or off
-	AnchorThreshold int     // characters the current topic must have run for a changed topic to set a new anchor at once
-	AnchorMinSpan   int     // characters the current topic must have run for a changed topic that stayed to set one
-	AnchorBudget    int     // characters of the prompt's anchors block
-	Workers         int     // post-turn jobs of each queue this instance runs at once
-	JobWorkers      string  // per-queue overrides of Workers: "upkeep=16,embeddings=4"
-	Grading         bool    // grade replies after they are sent
-	GradeRate       float64 // share of replies graded (0 to 1)
-	MemoryBudget    int     // characters of the <memory-context> block; 0: no long-term memory in prompts
-	MemoryMinScore  float64
-	MemoryMerge     float64
-	SearchSemantic  bool // embed messages and fuse a semantic leg into history search
-	Compaction      bool // summarize what scrolls out of a thread's window
-	Facts           bool // extract durable facts after each turn
-	FactBudget      int  // characters of the facts block
-	FactCapChat     int
-	FactCapUser     int
-	FactCapProject  int
+	WindowChars       int     // history window budget, characters
+	PromptChars       int     // whole-prompt budget, characters
+	MaxMessageChars   int     // longest accepted user message, characters
+	MaxReplyChars     int     // longest reply kept, characters
+	SystemPrompt      string  // replaces the built-in system prompt
+	SearchRounds      int     // searches the model may make in one turn; 0: none
+	SearchBudget      int     // characters of hits per search
+	SearchTool        bool    // also offer search as a search_history tool
+	AnchorMode        string  // async, sync or off
+	AnchorThreshold   int     // characters the current topic must have run for a changed topic to set a new anchor at once
+	AnchorMinSpan     int     // characters the current topic must have run for a changed topic that stayed to set one
+	AnchorTopicCosine float64 // with an embedding model, the cosine at which two topics are the same subject
+	AnchorBudget      int     // characters of the prompt's anchors block
+	Workers           int     // post-turn jobs of each queue this instance runs at once
+	JobWorkers        string  // per-queue overrides of Workers: "upkeep=16,embeddings=4"
+	Grading           bool    // grade replies after they are sent
+	GradeRate         float64 // share of replies graded (0 to 1)
+	MemoryBudget      int     // characters of the <memory-context> block; 0: no long-term memory in prompts
+	MemoryMinScore    float64
+	MemoryMerge       float64
+	SearchSemantic    bool // embed messages and fuse a semantic leg into history search
+	Compaction        bool // summarize what scrolls out of a thread's window
+	Facts             bool // extract durable facts after each turn
+	FactBudget        int  // characters of the facts block
+	FactCapChat       int
+	FactCapUser       int
+	FactCapProject    int
 
 	// MemoryLexical recalls experiences by their words too, those whose
 	// lexical score reaches MemoryMinLexical.
@@ -120,7 +121,7 @@ func DefaultConfig() Config {
 
 		WindowChars: tc.WindowChars, PromptChars: tc.PromptChars, MaxMessageChars: tc.MaxMessageChars, MaxReplyChars: tc.MaxReplyChars, MaxImportMessages: history.DefaultMaxImport,
 		SearchRounds: tc.SearchRounds, SearchBudget: tc.SearchBudget, SearchTool: tc.SearchTool,
-		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorMinSpan: ac.Decide.MinSpan, AnchorBudget: ac.BlockBudget,
+		AnchorMode: tc.AnchorMode, AnchorThreshold: ac.Decide.CharThreshold, AnchorMinSpan: ac.Decide.MinSpan, AnchorTopicCosine: ac.TopicCosine, AnchorBudget: ac.BlockBudget,
 		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,
 		MemoryBudget: mc.Recall.Budget, MemoryMinScore: mc.Recall.MinSimilarity, MemoryMerge: mc.MergeThreshold,
 		MemoryLexical: !mc.Recall.NoLexical, MemoryMinLexical: mc.Recall.MinLexical,

@@ -11,6 +11,10 @@ type models struct {
 	chat    turn.Model
 	helpers Helpers
 	embed   mnemos.Embedder
+	// embedModel reports that embed is a model (configured, or given by
+	// an option), not the offline embedder: anchors then compare topics
+	// by meaning too.
+	embedModel bool
 }
 
 // models builds each role's model from the settings, or takes the one an
@@ -25,10 +29,11 @@ func (a *App) models(o options) models {
 			m.chat = a.openAI(cfg.Chat.Model)
 		}
 	}
+	m.embedModel = m.embed != nil
 	if m.embed == nil {
 		m.embed = llm.NewOffline()
 		if cfg.Embed.Provider == ProviderOpenAI {
-			m.embed = a.openAI(cfg.Embed.Model)
+			m.embed, m.embedModel = a.openAI(cfg.Embed.Model), true
 		}
 	}
 	switch {

@@ -138,6 +138,7 @@ func (c Config) tuning() Tuning {
 	}
 	t.Jobs.QueueWorkers, _ = c.queueWorkers() // Resolve checked it
 	t.Anchors.Decide.CharThreshold, t.Anchors.Decide.MinSpan, t.Anchors.BlockBudget = c.AnchorThreshold, c.AnchorMinSpan, c.AnchorBudget
+	t.Anchors.TopicCosine = c.AnchorTopicCosine
 	t.Memory.MergeThreshold = c.MemoryMerge
 	t.Memory.Recall.Budget, t.Memory.Recall.MinSimilarity, t.Memory.Recall.Off = c.MemoryBudget, c.MemoryMinScore, c.MemoryBudget == 0
 	t.Memory.Recall.NoLexical, t.Memory.Recall.MinLexical = !c.MemoryLexical, c.MemoryMinLexical
