@@ -86,8 +86,11 @@ type blockLayout struct {
 // Each anchor's data is prefixed by its topic (an anchor without a topic
 // shows "—"); the DATA line is left out when no anchor shown has data. The
 // block never exceeds budget runes (budget <= 0 means 4000). When it is too
-// long, the OLDEST anchors fold first: their data is dropped, one anchor at
-// a time, then their topics collapse into "… (N earlier topics)" /
+// long, the anchors share the data's room: each shows its fragments with a
+// figure or a date first, then its newest, within the same share (the
+// current one at least currentShare). When not even that fits, the OLDEST
+// anchors fold first: their data is dropped, one anchor at a time, then
+// their topics collapse into "… (N earlier topics)" /
 // "… (ещё N тем)", which stands where the folded topics began: the whole
 // anchors' topics first, then the episodes' (an episode shows the days it
 // spans after its phrase, "(8–12 May 2023)"). The current

@@ -31,8 +31,10 @@ const fragmentSep = "; "
 // the first number ("Итого 120 руб" is about "итого"). A fragment without
 // one (a bare number) only replaces an identical fragment.
 //
-// When the merged data is longer than max, the OLDEST fragments are dropped
-// first; a single fragment longer than max is cut to its last max runes.
+// When the merged data is longer than max, fragments are dropped: the
+// OLDEST notes without a figure or a date first, then the oldest of the
+// rest (fitFragments); a single fragment longer than max is cut to its
+// last max runes.
 func Distill(old, new string, max int) string {
 	type fragment struct {
 		text  string

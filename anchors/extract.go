@@ -44,7 +44,7 @@ type Extraction struct {
 // 3400 per sheet; birch panel 1250 per sheet; 12 sheets of oak in
 // total"). The fragments are trimmed, repeated ones kept once (the last),
 // and joined by "; ". When that is longer than MaxData, the OLDEST
-// fragments are dropped first, so the newest values win. DataChanged is
+// fragments are dropped first (fitFragments), so the newest values win. DataChanged is
 // Data != "".
 //
 // The offline model's own lines (llm.WithoutOfflineLines: its notice that

@@ -21,7 +21,8 @@ func TestBenchPrompt(t *testing.T) {
 	dir := t.TempDir()
 	pngPath, jsonPath := filepath.Join(dir, "prompt.png"), filepath.Join(dir, "prompt.json")
 	var stdout, stderr bytes.Buffer
-	args := []string{"--turns", "60", "--every", "20", "--window-chars", "3000", "--database-url", url, "--png", pngPath, "--json", jsonPath}
+	// The window and the anchors block scaled down alike (20,000 and 4,000 by default).
+	args := []string{"--turns", "60", "--every", "20", "--window-chars", "3000", "--anchor-budget", "600", "--database-url", url, "--png", pngPath, "--json", jsonPath}
 	if err := runBenchPrompt(context.Background(), args, &stdout, &stderr, noEnv); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

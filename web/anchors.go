@@ -26,13 +26,18 @@ func registerAnchorRoutes(g *gin.RouterGroup, s *Server) {
 }
 
 type anchorJSON struct {
-	ID        int64     `json:"id"`
-	Topic     string    `json:"topic"`
-	Data      string    `json:"data"`
-	MessageID int64     `json:"message_id"`
-	CharPos   int64     `json:"char_pos"`
-	Absorbed  []int64   `json:"absorbed"`
-	Current   bool      `json:"current"`
+	ID        int64   `json:"id"`
+	Topic     string  `json:"topic"`
+	Data      string  `json:"data"`
+	MessageID int64   `json:"message_id"`
+	CharPos   int64   `json:"char_pos"`
+	Absorbed  []int64 `json:"absorbed"`
+	Current   bool    `json:"current"`
+	// Episode marks an anchor that folds older ones (absorbed), spanning
+	// the days from first_at to last_at.
+	Episode   bool      `json:"episode"`
+	FirstAt   time.Time `json:"first_at"`
+	LastAt    time.Time `json:"last_at"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -43,7 +48,7 @@ func toAnchorJSON(a anchors.Anchor, current int64) anchorJSON {
 		abs = []int64{}
 	}
 	return anchorJSON{ID: a.ID, Topic: a.Topic, Data: a.Data, MessageID: a.MessageID, CharPos: a.CharPos, Absorbed: abs,
-		Current: a.ID == current, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+		Current: a.ID == current, Episode: a.Episode, FirstAt: a.FirstAt, LastAt: a.LastAt, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // handleAnchorIndex lists a thread's anchors, oldest first, with how far

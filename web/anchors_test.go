@@ -139,37 +139,47 @@ func TestAnchorDialogue(t *testing.T) {
 
 // TestAnchorKeepsTotalAfterScroll: once the price list and its total have
 // left a 20,000-character window, the next prompt still holds the anchor
-// with the total.
+// with the total, in Russian and in English.
 func TestAnchorKeepsTotalAfterScroll(t *testing.T) {
-	s := mustStack(t, replyModel(t, "Понял, записал."), turn.Config{WindowChars: 20_000})
-	thread := s.mustThread(t)
-	path := "/api/v1/threads/" + thread + "/messages"
-	list, lines := priceList(true)
-	s.do(t, "POST", path, jsonBody(map[string]string{"content": list}), nil)
-	var r turnResp
-	for i := range 12 {
-		s.do(t, "POST", path, jsonBody(map[string]string{"content": fmt.Sprintf("%d. %s", i, strings.Repeat("Обсудим график работ бригады на объекте. ", 40))}), &r)
-	}
-	s.waitAnchors(t, thread, r.Reply.ID)
-	var ctx struct {
-		Layers []struct{ Name, Text string }
-	}
-	s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
-	var anchorsText, window string
-	for _, l := range ctx.Layers {
-		switch l.Name {
-		case "anchors":
-			anchorsText = l.Text
-		case "window":
-			window = l.Text
-		}
-	}
-	total := list[strings.LastIndex(list, "Итого"):]
-	if strings.Contains(window, lines[0]) {
-		t.Fatal("the price list is still in the window")
-	}
-	if !strings.Contains(anchorsText, total) || !strings.HasPrefix(anchorsText, "[ТЕМЫ ДИАЛОГА:") {
-		t.Fatalf("the anchors layer lacks the total %q:\n%s", total, anchorsText)
+	for _, tc := range []struct {
+		name, filler, totalWord, opening, reply string
+		ru                                      bool
+	}{
+		{"Russian", "Обсудим график работ бригады на объекте. ", "Итого", "[ТЕМЫ ДИАЛОГА:", "Понял, записал.", true},
+		{"English", "Let us discuss the crew's schedule on site. ", "Price list total", "[DIALOGUE TOPICS:", "Got it, noted.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustStack(t, replyModel(t, tc.reply), turn.Config{WindowChars: 20_000})
+			thread := s.mustThread(t)
+			path := "/api/v1/threads/" + thread + "/messages"
+			list, lines := priceList(tc.ru)
+			s.do(t, "POST", path, jsonBody(map[string]string{"content": list}), nil)
+			var r turnResp
+			for i := range 12 {
+				s.do(t, "POST", path, jsonBody(map[string]string{"content": fmt.Sprintf("%d. %s", i, strings.Repeat(tc.filler, 40))}), &r)
+			}
+			s.waitAnchors(t, thread, r.Reply.ID)
+			var ctx struct {
+				Layers []struct{ Name, Text string }
+			}
+			s.do(t, "GET", "/api/v1/threads/"+thread+"/context", "", &ctx)
+			var anchorsText, window string
+			for _, l := range ctx.Layers {
+				switch l.Name {
+				case "anchors":
+					anchorsText = l.Text
+				case "window":
+					window = l.Text
+				}
+			}
+			total := list[strings.LastIndex(list, tc.totalWord):]
+			if strings.Contains(window, lines[0]) {
+				t.Fatal("the price list is still in the window")
+			}
+			if !strings.Contains(anchorsText, total) || !strings.HasPrefix(anchorsText, tc.opening) {
+				t.Fatalf("the anchors layer lacks the total %q:\n%s", total, anchorsText)
+			}
+		})
 	}
 }
 
