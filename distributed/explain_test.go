@@ -109,3 +109,15 @@ func firstLine(sql string) string {
 	}
 	return sql[:min(len(sql), 100)]
 }
+
+// saw reports whether a statement holding part was traced.
+func (s *statements) saw(part string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sql := range s.seen {
+		if strings.Contains(sql, part) {
+			return true
+		}
+	}
+	return false
+}

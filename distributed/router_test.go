@@ -1,6 +1,7 @@
 package distributed_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -86,8 +87,12 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 		t.Errorf("the search for the birch board found %d hits without its price", len(res.Hits))
 	}
 	t.Logf("%d searches in the turns; the search found %d hits", searches, len(res.Hits))
+	foldEpisodes(t, s, ctx)
 	routed, other := rec.explainEach(t, ctx, svc)
 	t.Logf("EXPLAIN of each of the %d statements the service role sent: %d planned by Citus, each one task; %d not distributed (Yakor's functions, whose own statements the guard checked)", routed+other, routed, other)
+	if !rec.saw("SET episode = true") {
+		t.Error("no fold of anchors into an episode was traced: the thread of thirty topics did not fold")
+	}
 	if routed < 20 {
 		t.Errorf("only %d distinct routed statements seen: the tracer missed the conversation's", routed)
 	}
@@ -110,4 +115,31 @@ func TestTurnAndUpkeepRouteToOneShard(t *testing.T) {
 		}
 	}
 	logged.none(t)
+}
+
+// foldEpisodes anchors a second thread of thirty topics, each with its
+// figure, so that its oldest anchors fold into episodes.
+func foldEpisodes(t *testing.T, s *apptest.Server, ctx context.Context) {
+	t.Helper()
+	th, err := s.History.CreateThread(ctx, s.Local, history.ThreadCreate{Title: "thirty topics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := s.Local.WithThread(th.ID)
+	topics := []string{"Kitchen cabinets", "Bathroom tiles", "Garden fence", "Roof repair", "Window frames", "Floor heating",
+		"Garage door", "Balcony glazing", "Solar panels", "Water heater", "Ceiling lights", "Wall paint", "Mailbox",
+		"Staircase", "Wardrobe", "Dining table", "Office chairs", "Curtains", "Carpet cleaning", "Pool cover", "Chimney sweep",
+		"Gutters", "Driveway paving", "Attic insulation", "Security cameras", "Shower cabin", "Laundry basin", "Bookshelves",
+		"Sofa upholstery", "Terrace decking"}
+	var last int64
+	for i, topic := range topics {
+		m, _, err := s.History.Append(ctx, scope, history.NewMessage{Role: "user", Content: fmt.Sprintf("%s — %d EUR.", topic, 1000+10*i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = m.ID
+	}
+	if _, err := s.Anchors.Apply(ctx, scope, last); err != nil {
+		t.Fatalf("anchoring thirty topics: %v", err)
+	}
 }
