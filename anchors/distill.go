@@ -29,7 +29,9 @@ const fragmentSep = "; "
 // spaced dash ("ЛДСП 16 мм — 3 400 руб" is about "лдсп 16 мм"), else the
 // left side of an '=' ("3 × 1250 = 3750"), else its leading words before
 // the first number ("Итого 120 руб" is about "итого"). A fragment without
-// one (a bare number) only replaces an identical fragment.
+// one (a bare number) only replaces an identical fragment. A fragment with
+// no digit (a note, a decision) replaces only another such one of its
+// label, never a figure, nor a figure it.
 //
 // When the merged data is longer than max, fragments are dropped: the
 // OLDEST notes without a figure or a date first, then the oldest of the
@@ -54,6 +56,9 @@ func Distill(old, new string, max int) string {
 	for i := len(frags) - 1; i >= 0; i-- {
 		f := frags[i]
 		label, norm := fragmentLabel(f.text), normalize(f.text)
+		if label != "" && !hasFigure(f.text) {
+			label += "\x00note" // a note never replaces a figure, nor a figure a note
+		}
 		if !texts[norm] && !(label != "" && labels[label]) {
 			kept = append(kept, f.text)
 		}

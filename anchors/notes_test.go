@@ -50,3 +50,15 @@ func TestFitFragmentsKeepsDatedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestDistillNoteKeepsFigure: a note whose lead-in is a figure's label
+// does not replace the figure; a newer figure of that label does.
+func TestDistillNoteKeepsFigure(t *testing.T) {
+	got := Distill("ЛДСП Egger: 3400 руб/лист", "ЛДСП Egger: выбрали его для кухни", MaxData)
+	if want := "ЛДСП Egger: 3400 руб/лист; ЛДСП Egger: выбрали его для кухни"; got != want {
+		t.Errorf("a note replaced a figure: %q, want %q", got, want)
+	}
+	if got := Distill(got, "ЛДСП Egger: 3600 руб/лист", MaxData); got != "ЛДСП Egger: выбрали его для кухни; ЛДСП Egger: 3600 руб/лист" {
+		t.Errorf("a newer figure: %q", got)
+	}
+}
