@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -81,16 +82,20 @@ func greeting(s string) bool {
 	return false
 }
 
-// withoutNames is s without the names in names (whole words).
+// withoutNames is s without the words of the names in names (whole
+// words: "Mel" leaves "Melbourne" alone).
 func withoutNames(s string, names []string) string {
+	drop := map[string]bool{}
 	for _, n := range names {
 		for _, part := range strings.Fields(n) {
-			if len(part) > 1 {
-				s = strings.ReplaceAll(s, part, "")
-			}
+			drop[part] = true
 		}
 	}
-	return s
+	kept := strings.FieldsFunc(s, unicode.IsSpace)
+	kept = slices.DeleteFunc(kept, func(w string) bool {
+		return drop[strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })]
+	})
+	return strings.Join(kept, " ")
 }
 
 // eventSubjects open a statement told in the first person.
@@ -101,7 +106,7 @@ var eventSubjects = map[string]bool{"i": true, "we": true, "my": true, "our": tr
 var pastVerbs = map[string]bool{"went": true, "got": true, "took": true, "made": true, "saw": true, "had": true, "did": true,
 	"bought": true, "found": true, "met": true, "ran": true, "began": true, "wrote": true, "read": true, "gave": true, "won": true,
 	"left": true, "came": true, "felt": true, "built": true, "sold": true, "lost": true, "chose": true, "spent": true, "taught": true,
-	"drew": true, "sang": true, "swam": true, "flew": true, "drove": true, "became": true, "joined": true, "finished": true}
+	"drew": true, "sang": true, "swam": true, "flew": true, "drove": true, "became": true}
 
 // isEvent reports whether s tells, in the first person, something that
 // was done: a first-person word and, after it, an English verb in the
@@ -116,7 +121,7 @@ func isEvent(s string) bool {
 		if !subject {
 			continue
 		}
-		if pastVerbs[w] || len(w) >= 5 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed") {
+		if pastVerbs[w] || words.IsPastParticiple(w) {
 			return true
 		}
 		if utf8.RuneCountInString(w) >= 4 && (strings.HasSuffix(w, "ла") || strings.HasSuffix(w, "ли") || strings.HasSuffix(w, "л") || strings.HasSuffix(w, "ло")) &&

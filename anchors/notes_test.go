@@ -62,3 +62,10 @@ func TestDistillNoteKeepsFigure(t *testing.T) {
 		t.Errorf("a newer figure: %q", got)
 	}
 }
+
+// TestWithoutNames: an author's name goes as a whole word only.
+func TestWithoutNames(t *testing.T) {
+	if got := withoutNames("Mel, welcome to Melbourne, Anna Petrova!", []string{"Mel", "Anna Petrova"}); got != "welcome to Melbourne," {
+		t.Errorf("withoutNames = %q", got)
+	}
+}

@@ -183,9 +183,9 @@ func isRussianVerb(w string) bool {
 	return false
 }
 
-// isPastParticiple reports whether a folded English word ends in -ed as a
+// IsPastParticiple reports whether a folded English word ends in -ed as a
 // past tense or participle does ("adopted", not "need" or "hundred").
-func isPastParticiple(w string) bool {
+func IsPastParticiple(w string) bool {
 	return len(w) >= 5 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed") &&
 		w != "hundred" && w != "kindred" && w != "sacred" && w != "wicked" && w != "naked"
 }

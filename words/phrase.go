@@ -220,7 +220,7 @@ func verbByContext(toks []ptoken, i int, aux bool) bool {
 		return true
 	case strings.HasSuffix(w, "ing") && inSet(beForms, p1):
 		return true
-	case isPastParticiple(w):
+	case IsPastParticiple(w):
 		return afterContent || inSet(subjects, p1) || p1 == "and" || p1 == "then" || i == 0 && n1.class != pContent
 	case inSet(sVerbs, w):
 		return n1.kind == ptNumber || n1.kind == ptPunct && isCurrencySign(n1.text) || n1.class == pLinker || n1.class == pDet ||
