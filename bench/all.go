@@ -391,8 +391,8 @@ type allScale struct {
 
 var (
 	allFull = allScale{
-		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 200,
-		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 500,
+		TurnSizes: []int{1_000, 100_000, 1_000_000}, Turns: 1000,
+		SearchSizes: []int{1_000_000}, SearchBig: 100_000, Queries: 1000,
 		PromptTurns: 2000, PromptEvery: 100, ProbeExchanges: 600, UpkeepTurns: 200,
 		LoadConversations: 200, LoadTurns: 25,
 		CitusTurnSizes: []int{1_000, 100_000}, CitusSearch: 1_000_000,

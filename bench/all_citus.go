@@ -34,13 +34,13 @@ type allDistributedResult struct {
 func allDistributed(ctx context.Context, e *allEnv) (allPart, error) {
 	var res allDistributedResult
 	lo := loadOptions{Conversations: e.scale.LoadConversations, Turns: e.scale.LoadTurns, BenchDir: e.cfg.DataDir,
-		Binary: e.binary, CitusWorkers: allCitusWorkers, PGSettings: benchServerSettings}
+		Binary: e.binary, CitusWorkers: allCitusWorkers, PGSettings: citusServerSettings}
 	var err error
 	if res.Load, err = benchLoadDistributed(ctx, lo, e.stderr); err != nil {
 		return allPart{}, fmt.Errorf("bench load --distributed: %w", err)
 	}
 	c, err := citus.Start(ctx, citus.Options{Dir: filepath.Join(e.cfg.DataDir, "citus"), Workers: allCitusWorkers,
-		Extensions: migrations.Extensions(), Settings: benchServerSettings, Logger: e.log})
+		Extensions: migrations.Extensions(), Settings: citusServerSettings, Logger: e.log})
 	if err != nil {
 		return allPart{}, err
 	}

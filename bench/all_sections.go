@@ -195,7 +195,7 @@ func allSearch(ctx context.Context, e *allEnv, corpora []*searchCorpus) (allPart
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "One history search (as SEARCH_HISTORY runs it: keywords found at the start of words through the index of each thread's words, weighted, and ranked by full text, %s characters of hits at most) with that many messages in the database: one big thread of %s messages and the rest in threads of %d, text from a Zipf-distributed vocabulary of 50,000 words, queries of two or three mid-frequency words and, half the time, a common one. "+
-		"The messages table and its indexes are read into the system's cache first (pg_prewarm), as on a server whose memory holds them; then %d queries on the big thread and %d on random small threads, after 20 of warm-up.\n\n", groupThousands(search.DefaultBudget), groupThousands(e.scale.SearchBig), benchThreadSize, e.scale.Queries, e.scale.Queries)
+		"The messages table and its indexes are read into the server's shared buffers first (pg_prewarm; into the system's cache when they do not fit in four fifths of them), as on a server whose memory holds them; then %d queries on the big thread and %d on random small threads, after 20 of warm-up.\n\n", groupThousands(search.DefaultBudget), groupThousands(e.scale.SearchBig), benchThreadSize, e.scale.Queries, e.scale.Queries)
 	b.WriteString("| messages in the database | thread | messages in the thread | p50 | p95 | p99 | max | hits per search |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	var figs []allFigure
 	for _, r := range rs {

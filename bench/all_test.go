@@ -131,3 +131,19 @@ func TestAllLocomoWithoutData(t *testing.T) {
 		t.Errorf("section: %+v", part)
 	}
 }
+
+// TestSharedBuffers: the bench server's shared buffers are a quarter of
+// the machine's memory in whole gigabytes, from 1 to 8.
+func TestSharedBuffers(t *testing.T) {
+	for memTotal, want := range map[string]string{
+		"24634476 kB":  "5GB", // 23.5 GiB
+		"2048000 kB":   "1GB",
+		"134217728 kB": "8GB",
+		"":             "1GB",
+		"unknown":      "1GB",
+	} {
+		if got := sharedBuffers(memTotal); got != want {
+			t.Errorf("sharedBuffers(%q) = %s, want %s", memTotal, got, want)
+		}
+	}
+}

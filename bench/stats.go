@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -56,4 +57,31 @@ func parseCounts(s string, least int) ([]int, error) {
 		return nil, errors.New("no count given")
 	}
 	return out, nil
+}
+
+// slowest keeps the slowest few samples with what each one was, for a
+// benchmark to name its tail.
+type slowest []slowSample
+
+type slowSample struct {
+	ms   float64
+	what string
+}
+
+const slowestKept = 5
+
+func (s *slowest) add(ms float64, what string) {
+	*s = append(*s, slowSample{ms, what})
+	slices.SortFunc(*s, func(a, b slowSample) int { return cmp.Compare(b.ms, a.ms) })
+	if len(*s) > slowestKept {
+		*s = (*s)[:slowestKept]
+	}
+}
+
+func (s slowest) String() string {
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = fmt.Sprintf("%.2f ms %s", x.ms, x.what)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +29,7 @@ func runBenchTurn(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	sizes := fs.String("messages", "1000,100000", "thread sizes to measure, comma-separated")
 	modes := fs.String("anchor-modes", "async,sync", "anchor modes to measure, comma-separated (async, sync, off)")
 	turns := fs.Int("turns", 200, "turns measured at each size")
+	profile := fs.String("cpuprofile", "", "write the benchmark process's CPU profile over the turns to this file (go tool pprof reads it)")
 	rls := fs.Bool("rls", true, "run the turns as the service role, held by row-level security, as yakor serve does (false: as the tables' owner, to see what it costs)")
 	cfg, err := parseFlags(fs, args, getenv)
 	if err != nil {
@@ -44,6 +47,13 @@ func runBenchTurn(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	var opts []app.Option
 	if !*rls {
 		opts = append(opts, app.WithTenantDB(db.Owner))
+	}
+	if *profile != "" {
+		stop, err := startProfile(*profile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var results []benchResult
 	for _, mode := range strings.Split(*modes, ",") {
@@ -67,6 +77,23 @@ func runBenchTurn(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%.2f ms\t%d\t\n", r.Mode, r.Messages, r.Turns, r.MemP50, r.MemP99, r.AncP50, r.TotP50, r.TotP99, r.PromptP50)
 	}
 	return tw.Flush()
+}
+
+// startProfile starts writing the process's CPU profile to path; stop
+// ends it and closes the file.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench turn: --cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench turn: --cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // turnConfig is what the turn benchmark measures: Yakor as cfg sets it,
@@ -162,6 +189,7 @@ func benchTurnOn(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 	}
 	var mem, tot, anc, prompts samples
 	var slowest map[string]float64
+	steps := map[string]*samples{}
 	for i := range turns + 10 {
 		out, err := a.Engine.Send(ctx, scope, turn.Input{Content: benchText(rng)}, func(turn.Event) error { return nil })
 		if err != nil {
@@ -174,6 +202,12 @@ func benchTurnOn(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 		if err != nil {
 			return benchResult{}, err
 		}
+		for k, v := range tr.Timings {
+			if steps[k] == nil {
+				steps[k] = &samples{}
+			}
+			steps[k].add(v)
+		}
 		if tr.Timings["memory"] > slowest["memory"] {
 			slowest = tr.Timings
 		}
@@ -183,11 +217,24 @@ func benchTurnOn(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 		prompts.add(float64(tr.PromptChars))
 	}
 	fmt.Fprintf(stderr, "bench turn: %d messages, %s: the slowest turn's timings (ms): %s\n", n, cfg.AnchorMode, timingsLine(slowest))
+	fmt.Fprintf(stderr, "bench turn: %d messages, %s: each step's p50 / p99 (ms): %s\n", n, cfg.AnchorMode, stepsLine(steps))
 	return benchResult{
 		Mode: cfg.AnchorMode, Messages: n, Turns: turns, AncP50: anc.pct(50),
 		MemP50: mem.pct(50), MemP99: mem.pct(99), TotP50: tot.pct(50), TotP99: tot.pct(99),
 		PromptP50: int(prompts.mid()),
 	}, nil
+}
+
+// stepsLine lists each step's median and 99th percentile, the largest
+// 99th percentile first.
+func stepsLine(steps map[string]*samples) string {
+	keys := slices.Collect(maps.Keys(steps))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(steps[b].pct(99), steps[a].pct(99)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.2f / %.2f", k, steps[k].pct(50), steps[k].pct(99))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // timingsLine lists a turn's timings, the largest first.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor/app"
 	"yakor/app/apptest"
@@ -62,6 +63,8 @@ func TestDistributeLater(t *testing.T) {
 	if err := postgres.Migrate(ctx, owner, pgtest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
+	// One PostgreSQL reads the words indexes with generic plans (00026).
+	wantPlanMode(t, owner, "force_generic_plan")
 	svc, err := postgres.OpenService(ctx, url, "", postgres.Options{MaxConns: 4}, pgtest.Logger(t))
 	if err != nil || svc.Distributed() {
 		t.Fatalf("the service on one node: %v, distributed %v", err, svc != nil && svc.Distributed())
@@ -94,6 +97,9 @@ func TestDistributeLater(t *testing.T) {
 	if err := owner.QueryRow(ctx, `SELECT yakor_distribute()`).Scan(&done); err != nil || !done {
 		t.Fatalf("yakor_distribute: %v, %v", done, err)
 	}
+	// Citus routes the words indexes' statements by the tenant's value,
+	// which only a custom plan shows it.
+	wantPlanMode(t, owner, "force_custom_plan")
 	var onWorkers int
 	if err := owner.QueryRow(ctx, `SELECT count(*) FROM citus_shards WHERE table_name = 'messages'::regclass AND shard_size > 8192 AND nodename <> $1`, coord.Host).Scan(&onWorkers); err != nil || onWorkers == 0 {
 		t.Fatalf("messages' shards holding rows on the workers: %d, %v", onWorkers, err)
@@ -108,6 +114,19 @@ func TestDistributeLater(t *testing.T) {
 	res, err := s2.Searcher.Search(sc.Context(ctx), sc, "walnut board", search.Options{})
 	if err != nil || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Content, "5150") {
 		t.Fatalf("the search after distributing: %v, %+v", err, res.Hits)
+	}
+}
+
+// wantPlanMode fails unless both word-index functions that read as the
+// tables' owner are set to plan_cache_mode mode.
+func wantPlanMode(t *testing.T, owner *pgxpool.Pool, mode string) {
+	t.Helper()
+	var n int
+	err := owner.QueryRow(context.Background(), `SELECT count(*) FROM pg_proc
+WHERE proname IN ('yakor_thread_word_matches_unchecked', 'yakor_experience_words_unchecked')
+  AND 'plan_cache_mode=' || $1 = ANY (proconfig)`, mode).Scan(&n)
+	if err != nil || n != 2 {
+		t.Fatalf("word-index functions with plan_cache_mode %s: %d of 2, %v", mode, n, err)
 	}
 }
 

@@ -56,6 +56,7 @@ func (t *turnRun) open(ctx context.Context) (replayed Outcome, err error) {
 		e.unrecorded.remove(*recorded)
 	}
 	t.userMsg, t.tr = userMsg, e.trace(scope, turnID, userMsg.ID)
+	t.tr.Timings["open"] = ms(time.Since(t.start))
 	return replayed, nil
 }
 

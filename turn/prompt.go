@@ -104,23 +104,27 @@ func (t *turnRun) buildPrompt(ctx context.Context) error {
 	if t.calling.ID != 0 {
 		t.first = t.calling.ID // the reply that called the tools opens the turn's exchange
 	}
+	start := time.Now()
 	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, t.first)
 	if err != nil {
 		return err
 	}
+	t.tr.Timings["window"] = ms(time.Since(start))
 	question := t.question(window)
 	t.window, t.lang = window, words.Lang(question)
 	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
-		start := time.Now()
+		start = time.Now()
 		if _, err := e.anchors.Apply(ctx, scope, msg.ID); err != nil {
 			return fmt.Errorf("anchor the message: %w", err)
 		}
 		t.tr.Timings["anchors"] = ms(time.Since(start))
 	}
+	start = time.Now()
 	pt, err := e.promptParts(ctx, scope, t.thread, t.lang, t.in.Sampling.JSON())
 	if err != nil {
 		return err
 	}
+	t.tr.Timings["anchors_facts"] = ms(time.Since(start))
 	pt.window, pt.tail = window, t.tail()
 	pt.memory = t.recall(ctx, question)
 	t.memory, t.factIDs = pt.memory.Text, pt.factIDs
