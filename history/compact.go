@@ -20,10 +20,7 @@ import (
 // latestSummary returns the newest summary row of scope's thread older
 // than beforeID (0: any).
 func (s *Store) latestSummary(ctx context.Context, scope yakor.Scope, beforeID int64) (Message, bool, error) {
-	const q = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind = 'summary' AND ($4 = 0 OR id < $4)
-ORDER BY id DESC LIMIT 1`
-	rows, err := s.db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID)
+	rows, err := s.db.Query(ctx, latestSummarySQL, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID)
 	if err != nil {
 		return Message{}, false, postgres.Wrap("find summary", err)
 	}
@@ -34,26 +31,19 @@ ORDER BY id DESC LIMIT 1`
 	return m, true, nil
 }
 
-// headSQL reads a thread's first two messages up to one: $1 tenant, $2
-// user, $3 thread, $4 up to id.
-var headSQL = `SELECT ` + messageColumns + ` FROM messages
-WHERE tenant_id = $1 AND user_id = $2 AND ` + postgres.OneThread("$3") + ` AND id <= $4 AND kind <> 'summary' AND superseded_at IS NULL ` + postgres.OldestFirst + ` LIMIT 2`
+// latestSummarySQL reads the newest summary row of a thread older than an
+// id: $1 tenant, $2 user, $3 thread, $4 before id (0: any).
+const latestSummarySQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind = 'summary' AND ($4 = 0 OR id < $4)
+ORDER BY id DESC LIMIT 1`
 
-// head returns the thread's first exchange (its first two messages, when
-// they are a user's message and a reply), among the messages up to through.
-func (s *Store) head(ctx context.Context, scope yakor.Scope, through int64) ([]Message, error) {
-	rows, err := s.db.Query(ctx, headSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), through)
-	if err != nil {
-		return nil, postgres.Wrap("load head", err)
+// firstExchange is head (the thread's first two messages) when they are a
+// user's message and a reply, else nothing.
+func firstExchange(head []Message) []Message {
+	if len(head) == 2 && head[0].Role == RoleUser && head[1].Role == RoleAssistant {
+		return head
 	}
-	msgs, err := pgx.CollectRows(rows, scanMessage)
-	if err != nil {
-		return nil, postgres.Wrap("load head", err)
-	}
-	if len(msgs) == 2 && msgs[0].Role == RoleUser && msgs[1].Role == RoleAssistant {
-		return msgs, nil
-	}
-	return nil, nil
+	return nil
 }
 
 // WriteSummary stores the summary of scope's thread's messages up to

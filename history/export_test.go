@@ -7,7 +7,8 @@ var ThreadReads = map[string]struct {
 	SQL  string
 	Args []any
 }{
-	"window":           {windowSQL, []any{int64(0), 32, int64(0)}},
+	"window":           {windowSQL, []any{int64(0), 128, int64(0), 20000}},
+	"window head":      {headSQL, nil},
 	"neighbour after":  {neighbourAfterSQL, []any{int64(1), RoleAssistant}},
 	"neighbour before": {neighbourBeforeSQL, []any{int64(1 << 40), RoleUser}},
 	"last tool calls":  {lastToolCallsSQL, []any{toolCallsReach}},

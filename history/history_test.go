@@ -53,10 +53,15 @@ func TestWindowProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 12 {
 		scope := mustThread(t, s, base)
-		n := rng.IntN(120)
+		n, maxSize := rng.IntN(120), 600
+		if trial%4 == 0 {
+			// Short messages, more than a page of them: the window is
+			// read on past its first page.
+			n, maxSize = 130+rng.IntN(300), 40
+		}
 		var all []history.Message
 		for i := range n {
-			size := 1 + rng.IntN(600)
+			size := 1 + rng.IntN(maxSize)
 			if rng.IntN(10) == 0 {
 				size = 1 + rng.IntN(5000)
 			}
@@ -64,7 +69,7 @@ func TestWindowProperty(t *testing.T) {
 			content := strings.Repeat("я", size/2) + strings.Repeat("x", size-size/2)
 			all = append(all, mustAppend(t, s, scope, content+fmt.Sprint(i)))
 		}
-		for _, budget := range []int{0, 1, 500, 3000, 20000, rng.IntN(40000)} {
+		for _, budget := range []int{0, 1, 500, 3000, 20000, rng.IntN(40000), 1 << 30} {
 			w, err := s.Window(ctx, scope, budget, 0)
 			if err != nil {
 				t.Fatal(err)
