@@ -292,6 +292,7 @@ RETURNING id`
 		return 0, false, err
 	}
 	s.metrics.wrote(x.Level)
+	s.forgetSize(scope.TenantID, x.Level, space)
 	return id, false, nil
 }
 
@@ -336,14 +337,16 @@ type sizeEntry struct {
 
 // size returns the sizes of a tenant's level in a space (counted up to
 // what exactBelow needs) and of the level's HNSW index in all tenants,
-// cached for a minute. The index's size is the planner's estimate
+// cached for a minute; an empty level for emptyFor, unless this store
+// adds to it meanwhile (forgetSize): recall skips a memory found empty,
+// so an entry another process adds is recalled at most emptyFor late. The index's size is the planner's estimate
 // (pg_class.reltuples): a count would see only the tenant's rows under
 // row-level security, and would fan out to every shard on Citus, where the
 // coordinator's estimate is 0 (its shards' indexes are the workers').
 func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space int32) (sizeEntry, error) {
-	key := fmt.Sprintf("%s:%d:%d", tenant, level, space)
+	key := sizeKey(tenant, level, space)
 	e, ok := s.sizes.Load(key)
-	if !ok || time.Since(e.(sizeEntry).at) >= time.Minute {
+	if !ok || time.Since(e.(sizeEntry).at) >= e.(sizeEntry).ttl() {
 		var n, total int
 		err := db.QueryRow(ctx, `SELECT
     (SELECT count(*) FROM (SELECT 1 FROM experiences WHERE tenant_id = $1 AND level = $2 AND space_id = $3 LIMIT $4) x),
@@ -356,6 +359,27 @@ func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space
 		s.sizes.Store(key, e)
 	}
 	return e.(sizeEntry), nil
+}
+
+// emptyFor is how long a level found empty is taken for empty.
+const emptyFor = 5 * time.Second
+
+// ttl is how long the entry is taken for the level's size.
+func (se sizeEntry) ttl() time.Duration {
+	if se.n == 0 {
+		return emptyFor
+	}
+	return time.Minute
+}
+
+// forgetSize drops the cached size of a tenant's level in a space, which
+// an entry was just written to.
+func (s *Store) forgetSize(tenant string, level int, space int32) {
+	s.sizes.Delete(sizeKey(tenant, level, space))
+}
+
+func sizeKey(tenant string, level int, space int32) string {
+	return fmt.Sprintf("%s:%d:%d", tenant, level, space)
 }
 
 // exact reports whether the tenant's entries of the level are best scanned

@@ -3,11 +3,13 @@ package mnemos_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"yakor"
+	"yakor/llm"
 	"yakor/mnemos"
 	"yakor/postgres/pgtest"
 )
@@ -174,5 +176,47 @@ func TestShareExperience(t *testing.T) {
 	}
 	if again, err := store.ShareExperience(ctx, admin, mine.ID, false); err != nil || again.ID != shared.ID {
 		t.Fatalf("share again: %+v %v, want %d", again, err, shared.ID)
+	}
+}
+
+// countingEmbedder counts the texts it is asked to embed.
+type countingEmbedder struct {
+	mnemos.Embedder
+	texts atomic.Int64
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts.Add(int64(len(texts)))
+	return c.Embedder.Embed(ctx, texts)
+}
+
+// TestRecallSkipsEmptyMemory: a tenant with no entries is not embedded
+// for (nothing could be recalled); the first entry written through the
+// store is recalled at once.
+func TestRecallSkipsEmptyMemory(t *testing.T) {
+	ctx := context.Background()
+	f := newMessagesFixture(t)
+	emb := &countingEmbedder{Embedder: llm.NewOffline()}
+	store := mnemos.NewStore(f.pool, mnemos.NewSpace(f.pool, emb, pgtest.Logger(t)), mnemos.Config{}, pgtest.Logger(t), nil)
+	a := f.tenant(t)
+	q := "How much is delivery to Kazan?"
+	if r, err := store.Recall(ctx, a, q, "en"); err != nil || len(r.Entries) != 0 {
+		t.Fatalf("recall from an empty memory: %+v %v", r, err)
+	}
+	before := emb.texts.Load() // the space's probe, once
+	for range 3 {
+		if _, err := store.Recall(ctx, a, q, "en"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := emb.texts.Load() - before; n != 0 {
+		t.Fatalf("three recalls from an empty memory embedded %d texts", n)
+	}
+	if _, _, err := store.AddExperience(ctx, a, mnemos.Experience{Level: mnemos.L2, Topic: "delivery", Question: q, Answer: "Delivery to Kazan is 900."}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Recall(ctx, a, q, "en")
+	if err != nil || len(r.Entries) != 1 || !strings.Contains(r.Text, "900") {
+		t.Fatalf("recall right after the first entry: %+v %v", r, err)
 	}
 }

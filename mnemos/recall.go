@@ -109,18 +109,27 @@ func (s *Store) Recall(ctx context.Context, scope yakor.Scope, message, lang str
 		// a zero vector, and has no keywords.
 		return Recall{}, nil
 	}
-	space, vec, err := s.space.EmbedOne(ctx, message)
+	space, _, err := s.space.ID(ctx)
 	if err != nil {
 		return Recall{}, fmt.Errorf("recall: %w", err)
 	}
-	q := recallQuery{scope: scope, space: space, vec: vec, stems: stemsOf(message, cfg.NoLexical), topic: words.Topic(message, nil)}
+	q := recallQuery{scope: scope, space: space, stems: stemsOf(message, cfg.NoLexical), topic: words.Topic(message, nil)}
+	held := 0
 	for level := L1; level <= L3; level++ {
 		if q.sizes[level], err = s.size(ctx, s.db, scope.TenantID, level, space); err != nil {
 			return Recall{}, postgres.Wrap("recall", err)
 		}
+		held += q.sizes[level].n
 		if len(q.stems) > 0 {
 			q.read[level] = s.common.toRead(scope, level, space, q.stems)
 		}
+	}
+	if held == 0 {
+		// The tenant's memory is empty: nothing to embed the message for.
+		return Recall{Took: time.Since(start)}, nil
+	}
+	if _, q.vec, err = s.space.EmbedOne(ctx, message); err != nil {
+		return Recall{}, fmt.Errorf("recall: %w", err)
 	}
 	got, err := s.recallLegs(ctx, q)
 	if err != nil {

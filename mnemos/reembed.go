@@ -88,5 +88,7 @@ ORDER BY tenant_id, id LIMIT $5`,
 			tenant, id = last.TenantID, last.ID
 		}
 	}
+	// The levels' sizes in the space changed: they are counted again.
+	s.sizes.Clear()
 	return r, nil
 }
