@@ -98,7 +98,7 @@ func allTurn(ctx context.Context, e *allEnv, name string, load corpusLoad, threa
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "What a turn costs besides the model: the user's message stored, the window, anchors, facts and long-term memory read, the prompt assembled, the reply and the turn's trace stored and the post-turn jobs enqueued (`memory` = the trace's total minus the model's time). "+
-		"The offline model answers; anchoring is async (a job after the reply, enqueued but not worked, as a separate worker fleet would take it); the engine runs as the service role under row-level security, as `yakor serve` does. "+
+		"The offline model answers; anchoring is async (a job after the reply, enqueued but not worked, as a separate worker fleet would take it); the engine runs as the service role under row-level security, as `yakor serve` does. The thread's tenant holds no long-term memory entries (no grading here), so recall finds its memory empty and costs the turn nothing (`yakor bench mnemos` measures a recall against 100,000 entries). "+
 		"%d turns per thread size after 10 of warm-up; window %s characters.\n\n", e.scale.Turns, groupThousands(e.cfg.WindowChars))
 	b.WriteString("| messages in the thread | turns | memory p50 | memory p99 | turn p50 (with the offline model) | turn p99 | prompt chars p50 |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 	var figs []allFigure

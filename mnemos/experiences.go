@@ -339,10 +339,11 @@ type sizeEntry struct {
 // what exactBelow needs) and of the level's HNSW index in all tenants,
 // cached for a minute; an empty level for emptyFor, unless this store
 // adds to it meanwhile (forgetSize): recall skips a memory found empty,
-// so an entry another process adds is recalled at most emptyFor late. The index's size is the planner's estimate
-// (pg_class.reltuples): a count would see only the tenant's rows under
-// row-level security, and would fan out to every shard on Citus, where the
-// coordinator's estimate is 0 (its shards' indexes are the workers').
+// so an entry another process adds is recalled at most emptyFor late.
+// The index's size is the planner's estimate (pg_class.reltuples): a
+// count would see only the tenant's rows under row-level security, and
+// would fan out to every shard on Citus, where the coordinator's estimate
+// is 0 (its shards' indexes are the workers').
 func (s *Store) size(ctx context.Context, db DB, tenant string, level int, space int32) (sizeEntry, error) {
 	key := sizeKey(tenant, level, space)
 	e, ok := s.sizes.Load(key)
