@@ -2,10 +2,10 @@
 -- The owner's word-index functions (00021, 00022, 00023) plan their one
 -- query anew on every call: PL/pgSQL tries custom plans first and keeps
 -- them when the generic plan does not look cheaper, and for these queries
--- it never does. Planning was a third of a keyword leg's time (4.7 ms of a
--- search's three stems on a 100,000-message thread, 3.3 ms with the
--- generic plan), and most of long-term memory's lexical leg on a level
--- with few entries. The generic plan is the same plan: the words index,
+-- it never does. Planning was about a third of a keyword leg's time (a median of
+-- 4.9 ms for a search's three stems on a 100,000-message thread, 3.5 ms
+-- with the generic plan), and most of long-term memory's lexical leg on a
+-- level with few entries. The generic plan is the same plan: the words index,
 -- read with the stem, then the rows' own conditions, which the functions
 -- hide from the planner anyway (IS TRUE).
 --
