@@ -3,6 +3,7 @@ package anchors_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +17,13 @@ import (
 // the first topic, with its day.
 func TestApplyFoldsEpisodes(t *testing.T) {
 	th := newThread(t)
-	topics := []string{"Kitchen cabinets", "Bathroom tiles", "Garden fence", "Roof repair", "Window frames", "Floor heating",
-		"Garage door", "Balcony glazing", "Solar panels", "Water heater", "Ceiling lights", "Wall paint", "Mailbox",
-		"Staircase", "Wardrobe", "Dining table", "Office chairs", "Curtains", "Carpet cleaning", "Pool cover", "Chimney sweep",
-		"Gutters", "Driveway paving", "Attic insulation", "Security cameras", "Shower cabin", "Laundry basin", "Bookshelves",
-		"Sofa upholstery", "Terrace decking"}
+	// A long task conversation's topics, one a line (shared with the
+	// distributed routing test).
+	raw, err := os.ReadFile("testdata/thirty_topics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	var last int64
 	for i, topic := range topics {
 		last = th.say(t, fmt.Sprintf("%s — %d EUR.", topic, 1000+10*i))

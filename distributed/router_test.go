@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -126,11 +127,13 @@ func foldEpisodes(t *testing.T, s *apptest.Server, ctx context.Context) {
 		t.Fatal(err)
 	}
 	scope := s.Local.WithThread(th.ID)
-	topics := []string{"Kitchen cabinets", "Bathroom tiles", "Garden fence", "Roof repair", "Window frames", "Floor heating",
-		"Garage door", "Balcony glazing", "Solar panels", "Water heater", "Ceiling lights", "Wall paint", "Mailbox",
-		"Staircase", "Wardrobe", "Dining table", "Office chairs", "Curtains", "Carpet cleaning", "Pool cover", "Chimney sweep",
-		"Gutters", "Driveway paving", "Attic insulation", "Security cameras", "Shower cabin", "Laundry basin", "Bookshelves",
-		"Sofa upholstery", "Terrace decking"}
+	// A long task conversation's topics, one a line (shared with the
+	// anchors tests).
+	raw, err := os.ReadFile("../anchors/testdata/thirty_topics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	var last int64
 	for i, topic := range topics {
 		m, _, err := s.History.Append(ctx, scope, history.NewMessage{Role: "user", Content: fmt.Sprintf("%s — %d EUR.", topic, 1000+10*i)})

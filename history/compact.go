@@ -38,9 +38,9 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND kind = 'summary' AN
 ORDER BY id DESC LIMIT 1`
 
 // firstExchange is head (the thread's first two messages) when they are a
-// user's message and a reply, else nothing.
-func firstExchange(head []Message) []Message {
-	if len(head) == 2 && head[0].Role == RoleUser && head[1].Role == RoleAssistant {
+// user's message and a reply that a summary through covers, else nothing.
+func firstExchange(head []Message, through int64) []Message {
+	if len(head) == 2 && head[0].Role == RoleUser && head[1].Role == RoleAssistant && head[1].ID <= through {
 		return head
 	}
 	return nil

@@ -63,8 +63,8 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 	if len(sum) == 1 {
 		after = sum[0].SummaryThrough
 		used := sum[0].Chars
-		for _, m := range firstExchange(head) {
-			if m.ID <= after && used+m.Chars <= budget {
+		for _, m := range firstExchange(head, after) {
+			if used+m.Chars <= budget {
 				lead = append(lead, m)
 				used += m.Chars
 			}
