@@ -70,22 +70,33 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 // recent returns the newest n anchors of scope's thread (and the current
 // one, when it is older), oldest first, with how many older ones it left
 // out and the cursor's current anchor. Without allData only the current
-// anchor's data is read.
+// anchor's data is read. It is one round trip: the cursor, the anchors
+// (which read the cursor themselves) and their count in one batch, the
+// cursor first, as list reads it.
 func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) (as []Anchor, omitted int, currentID int64, err error) {
-	err = db.QueryRow(ctx, `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`,
-		scope.TenantID, scope.ThreadParam()).Scan(&currentID)
-	if _, err := postgres.Found("recent anchors", err); err != nil {
+	const cursor = `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`
+	b := &pgx.Batch{}
+	b.Queue(cursor, scope.TenantID, scope.ThreadParam())
+	b.Queue(recentSQL(`(SELECT current_id FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $3)`), scope.TenantID, scope.UserID, scope.ThreadParam(), n, allData)
+	b.Queue(`SELECT count(*) FROM microgoals g WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL AND `+onBranch,
+		scope.TenantID, scope.ThreadParam())
+	br := db.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := postgres.Found("recent anchors", br.QueryRow().Scan(&currentID)); err != nil {
 		return nil, 0, 0, err
 	}
-	if as, err = recentAnchors(ctx, db, scope, n, currentID, allData); err != nil {
-		return nil, 0, 0, err
-	}
-	var total int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM microgoals g WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL AND `+onBranch,
-		scope.TenantID, scope.ThreadParam()).Scan(&total); err != nil {
+	rows, err := br.Query()
+	if err != nil {
 		return nil, 0, 0, postgres.Wrap("recent anchors", err)
 	}
-	return as, max(0, total-len(as)), currentID, nil
+	if as, err = pgx.CollectRows(rows, scanAnchor); err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	var total int
+	if err := br.QueryRow().Scan(&total); err != nil {
+		return nil, 0, 0, postgres.Wrap("recent anchors", err)
+	}
+	return as, max(0, total-len(as)), currentID, postgres.Wrap("recent anchors", br.Close())
 }
 
 // onBranch keeps an anchor (microgoals g, the tenant $1) whose message is
@@ -94,22 +105,30 @@ func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) 
 // superseded messages (messages_superseded), not every message's.
 const onBranch = `NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.thread_id = g.thread_id AND m.id = g.message_id AND m.superseded_at IS NOT NULL)`
 
-// recentAnchors returns the newest n anchors of scope's thread and the
-// anchor currentID (0: none), oldest first. Without allData only
-// currentID's data is read.
-func recentAnchors(ctx context.Context, db DB, scope yakor.Scope, n int, currentID int64, allData bool) ([]Anchor, error) {
-	// The ids come from the index alone; only the rows shown are read.
-	const q = `
-SELECT id, topic, CASE WHEN $6 OR id = $5 THEN data ELSE '' END, message_id, char_pos, absorbed, episode, first_at, last_at, created_at, updated_at FROM microgoals g
+// recentSQL selects the newest $4 anchors of the thread $3 of the tenant
+// $1 and user $2, and the anchor current (an expression: a parameter or
+// the cursor), oldest first; $5 says whether every anchor's data is read
+// or only the current one's. The ids come from the index alone; only the
+// rows shown are read.
+func recentSQL(current string) string {
+	return `
+WITH cur AS (SELECT ` + current + ` AS id)
+SELECT id, topic, CASE WHEN $5 OR id = (SELECT id FROM cur) THEN data ELSE '' END, message_id, char_pos, absorbed, episode, first_at, last_at, created_at, updated_at FROM microgoals g
 WHERE tenant_id = $1 AND user_id = $2 AND ` + onBranch + ` AND id IN (
     (SELECT id FROM microgoals g
      WHERE tenant_id = $1 AND thread_id = $3 AND merged_into IS NULL AND ` + onBranch + `
      ORDER BY id DESC LIMIT $4)
     UNION ALL
-    SELECT $5::bigint
+    SELECT id FROM cur
 )
 ORDER BY id`
-	rows, err := db.Query(ctx, q, scope.TenantID, scope.UserID, scope.ThreadParam(), n, currentID, allData)
+}
+
+// recentAnchors returns the newest n anchors of scope's thread and the
+// anchor currentID (0: none), oldest first. Without allData only
+// currentID's data is read.
+func recentAnchors(ctx context.Context, db DB, scope yakor.Scope, n int, currentID int64, allData bool) ([]Anchor, error) {
+	rows, err := db.Query(ctx, recentSQL(`$6::bigint`), scope.TenantID, scope.UserID, scope.ThreadParam(), n, allData, currentID)
 	if err != nil {
 		return nil, postgres.Wrap("recent anchors", err)
 	}

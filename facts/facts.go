@@ -57,25 +57,40 @@ func threadProject(ctx context.Context, db DB, scope yakor.Scope) (string, error
 // visibleSQL selects the current facts a thread sees: its chat facts, its
 // user's facts and the user's facts of the thread's project. $1 tenant, $2
 // user, $3 thread, $4 project (” : the default project).
-const visibleSQL = `SELECT ` + factColumns + ` FROM facts
+var visibleSQL = visibleSQLOf(`nullif($4, '')::uuid`)
+
+// visibleSQLOf is visibleSQL with the thread's project given by project,
+// an expression.
+func visibleSQLOf(project string) string {
+	return `SELECT ` + factColumns + ` FROM facts
 WHERE tenant_id = $1 AND user_id = $2 AND valid_to IS NULL AND (
     (scope = 'chat' AND thread_id = $3) OR scope = 'user'
-    OR (scope = 'project' AND project_id IS NOT DISTINCT FROM nullif($4, '')::uuid))`
+    OR (scope = 'project' AND project_id IS NOT DISTINCT FROM ` + project + `))`
+}
 
 // Visible returns the current facts scope's thread sees, by scope (chat,
-// user, project), most recently used first.
+// user, project), most recently used first. The thread's project is read
+// in the same round trip (ENOTFOUND when the thread is not the user's).
 func (s *Store) Visible(ctx context.Context, scope yakor.Scope) ([]Fact, error) {
-	project, err := threadProject(ctx, s.db, scope)
-	if err != nil {
+	b := &pgx.Batch{}
+	project := history.QueueThreadProject(b, scope)
+	b.Queue(visibleSQLOf(`(SELECT project_id FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3)`)+
+		` ORDER BY CASE scope WHEN 'chat' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, last_used_at DESC, id DESC`,
+		scope.TenantID, scope.UserID, scope.ThreadParam())
+	br := s.db.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := project(br); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Query(ctx, visibleSQL+` ORDER BY CASE scope WHEN 'chat' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, last_used_at DESC, id DESC`,
-		scope.TenantID, scope.UserID, scope.ThreadParam(), project)
+	rows, err := br.Query()
 	if err != nil {
 		return nil, postgres.Wrap("list visible facts", err)
 	}
 	fs, err := pgx.CollectRows(rows, scanFact)
-	return fs, postgres.Wrap("list visible facts", err)
+	if err != nil {
+		return nil, postgres.Wrap("list visible facts", err)
+	}
+	return fs, postgres.Wrap("list visible facts", br.Close())
 }
 
 // Filter narrows List.

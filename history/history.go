@@ -225,12 +225,27 @@ func (s *Store) FindThread(ctx context.Context, scope yakor.Scope) (Thread, erro
 // default project), or ENOTFOUND when the thread is not the user's.
 func (s *Store) ThreadProject(ctx context.Context, scope yakor.Scope) (string, error) {
 	var project string
-	err := s.db.QueryRow(ctx, `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`,
-		scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
+	err := s.db.QueryRow(ctx, threadProjectSQL, scope.TenantID, scope.UserID, scope.ThreadParam()).Scan(&project)
 	if err != nil {
 		return "", postgres.NotFound("find thread", err, errThreadNotFound(scope.ThreadID))
 	}
 	return project, nil
+}
+
+const threadProjectSQL = `SELECT coalesce(project_id::text, '') FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3`
+
+// QueueThreadProject queues ThreadProject's lookup in b, for a store that
+// sends it in one round trip with its own statements, and returns what
+// reads its result, in the batch's order.
+func QueueThreadProject(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) (string, error) {
+	b.Queue(threadProjectSQL, scope.TenantID, scope.UserID, scope.ThreadParam())
+	return func(br pgx.BatchResults) (string, error) {
+		var project string
+		if err := br.QueryRow().Scan(&project); err != nil {
+			return "", postgres.NotFound("find thread", err, errThreadNotFound(scope.ThreadID))
+		}
+		return project, nil
+	}
 }
 
 // ThreadAuthors returns the names the authors of scope's thread go by (the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"yakor"
 	"yakor/account"
@@ -70,27 +71,7 @@ FROM pg_roles r WHERE rolname = $1`, postgres.ServiceRole).Scan(&super, &bypass,
 func TestUnscopedQueryFindsNoOtherTenant(t *testing.T) {
 	ctx := context.Background()
 	owner, svc := pgtest.NewService(t)
-	accounts := account.NewStore(owner)
-	ownerHist := history.NewStore(owner)
-	var scopes []yakor.Scope
-	for _, name := range []string{"alpha", "beta"} {
-		sc, err := accounts.CreateTenantUser(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		th, err := ownerHist.CreateThread(ctx, sc, history.ThreadCreate{Title: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc = sc.WithThread(th.ID)
-		for _, text := range []string{"the price list of " + name, "and its delivery terms"} {
-			if _, _, err := ownerHist.Append(ctx, sc, history.NewMessage{Role: "user", Content: text}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		scopes = append(scopes, sc)
-	}
-	a, b := scopes[0], scopes[1]
+	a, b := twoTenants(t, owner)
 
 	// The forgotten filter, through every path of DB.
 	unscoped := `SELECT DISTINCT tenant_id::text FROM messages`
@@ -182,4 +163,32 @@ func TestUnscopedQueryFindsNoOtherTenant(t *testing.T) {
 	if _, err := svc.Exec(actA, `SET ROLE postgres`); err == nil {
 		t.Fatal("the service role could SET ROLE postgres")
 	}
+}
+
+// twoTenants creates tenants alpha and beta, each with a thread of two
+// messages, and returns their scopes (with the thread).
+func twoTenants(t *testing.T, owner *pgxpool.Pool) (a, b yakor.Scope) {
+	t.Helper()
+	ctx := context.Background()
+	accounts := account.NewStore(owner)
+	ownerHist := history.NewStore(owner)
+	var scopes []yakor.Scope
+	for _, name := range []string{"alpha", "beta"} {
+		sc, err := accounts.CreateTenantUser(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := ownerHist.CreateThread(ctx, sc, history.ThreadCreate{Title: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc = sc.WithThread(th.ID)
+		for _, text := range []string{"the price list of " + name, "and its delivery terms"} {
+			if _, _, err := ownerHist.Append(ctx, sc, history.NewMessage{Role: "user", Content: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		scopes = append(scopes, sc)
+	}
+	return scopes[0], scopes[1]
 }

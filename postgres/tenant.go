@@ -68,6 +68,11 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (pgconn.Command
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
+	return execIn(br)
+}
+
+// execIn reads the result of the statement br is at, then ends the batch.
+func execIn(br pgx.BatchResults) (pgconn.CommandTag, error) {
 	defer br.Close()
 	tag, err := br.Exec()
 	if err != nil {
@@ -87,6 +92,11 @@ func (db *DB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, err
 	if err != nil {
 		return nil, err
 	}
+	return queryIn(br)
+}
+
+// queryIn returns the rows of the statement br is at; they end the batch.
+func queryIn(br pgx.BatchResults) (pgx.Rows, error) {
 	rows, err := br.Query()
 	if err != nil {
 		br.Close()
@@ -138,7 +148,11 @@ func (db *DB) sendScoped(ctx context.Context, tenant string, b *pgx.Batch) pgx.B
 
 // QueryRow runs sql in ctx's tenant; the row's Scan reports its errors.
 func (db *DB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	rows, err := db.Query(ctx, sql, args...)
+	return firstRow(db.Query(ctx, sql, args...))
+}
+
+// firstRow is the first of rows, as QueryRow gives it.
+func firstRow(rows pgx.Rows, err error) pgx.Row {
 	if err != nil {
 		return errRow{err}
 	}
@@ -164,23 +178,23 @@ func (db *DB) ReadOnly(ctx context.Context) (bool, error) {
 	return ro, Wrap("check read-only", err)
 }
 
-// Begin starts a transaction in ctx's tenant.
+// Begin starts a transaction in ctx's tenant. The tenant is named with the
+// transaction's first statement, in one batch with it: a transaction costs
+// no round trip for its tenant.
 func (db *DB) Begin(ctx context.Context) (pgx.Tx, error) {
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if tenant, ok := yakor.TenantFrom(ctx); ok {
-		set := setTenant
-		if db.distributed {
-			set = setTenantDistributed
-		}
-		if _, err := tx.Exec(ctx, set, tenant); err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-			return nil, fmt.Errorf("set tenant: %w", err)
-		}
+	tenant, ok := yakor.TenantFrom(ctx)
+	if !ok {
+		return tx, nil
 	}
-	return tx, nil
+	set := setTenant
+	if db.distributed {
+		set = setTenantDistributed
+	}
+	return &tenantTx{Tx: tx, set: set, tenant: tenant}, nil
 }
 
 // batchRows are a batch's query rows; closing them, or reading past the
