@@ -286,11 +286,35 @@ func (s *Service) Current(ctx context.Context, scope yakor.Scope) (Anchor, bool,
 // Block returns the prompt's anchors block for scope's thread, in lang, and
 // how many anchors it shows.
 func (s *Service) Block(ctx context.Context, scope yakor.Scope, lang string) (string, int, error) {
-	as, omitted, current, err := recent(ctx, s.db, scope, blockAnchors, true)
+	b := &pgx.Batch{}
+	read := s.QueueBlock(b, scope)
+	br := s.db.SendBatch(ctx, b)
+	render, err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = postgres.Wrap("recent anchors", cerr)
+	}
 	if err != nil {
 		return "", 0, err
 	}
-	return BlockOmitting(as, omitted, current, lang, s.cfg.BlockBudget), len(as) + omitted, nil
+	text, n := render(lang)
+	return text, n, nil
+}
+
+// QueueBlock queues Block's reads in b, for a caller that sends them in
+// one round trip with its own. It returns what reads their results (in
+// b's order) and gives what lays the block out in a language and counts
+// its anchors.
+func (s *Service) QueueBlock(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) (func(lang string) (string, int), error) {
+	read := queueRecent(b, scope, blockAnchors, true)
+	return func(br pgx.BatchResults) (func(string) (string, int), error) {
+		as, omitted, current, err := read(br)
+		if err != nil {
+			return nil, err
+		}
+		return func(lang string) (string, int) {
+			return BlockOmitting(as, omitted, current, lang, s.cfg.BlockBudget), len(as) + omitted
+		}, nil
+	}
 }
 
 // blockAnchors is how many of the newest anchors the block is built from;

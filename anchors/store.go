@@ -67,36 +67,35 @@ WHERE tenant_id = $1 AND user_id = $2 AND thread_id = $3 AND merged_into IS NULL
 	return out, nil
 }
 
-// recent returns the newest n anchors of scope's thread (and the current
-// one, when it is older), oldest first, with how many older ones it left
-// out and the cursor's current anchor. Without allData only the current
-// anchor's data is read. It is one round trip: the cursor, the anchors
-// (which read the cursor themselves) and their count in one batch, the
-// cursor first, as list reads it.
-func recent(ctx context.Context, db DB, scope yakor.Scope, n int, allData bool) (as []Anchor, omitted int, currentID int64, err error) {
-	const cursor = `SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`
-	b := &pgx.Batch{}
-	b.Queue(cursor, scope.TenantID, scope.ThreadParam())
+// queueRecent queues in b the reads of the newest n anchors of scope's
+// thread (and the current one, when it is older), oldest first, with how
+// many older ones are left out and the cursor's current anchor; without
+// allData only the current anchor's data is read. The reads are the
+// cursor, the anchors (which read the cursor themselves) and their count,
+// the cursor first, as list reads it. It returns what reads their results,
+// in b's order.
+func queueRecent(b *pgx.Batch, scope yakor.Scope, n int, allData bool) func(pgx.BatchResults) ([]Anchor, int, int64, error) {
+	b.Queue(`SELECT coalesce(current_id, 0) FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $2`, scope.TenantID, scope.ThreadParam())
 	b.Queue(recentSQL(`(SELECT current_id FROM anchor_cursors WHERE tenant_id = $1 AND thread_id = $3)`), scope.TenantID, scope.UserID, scope.ThreadParam(), n, allData)
 	b.Queue(`SELECT count(*) FROM microgoals g WHERE tenant_id = $1 AND thread_id = $2 AND merged_into IS NULL AND `+onBranch,
 		scope.TenantID, scope.ThreadParam())
-	br := db.SendBatch(ctx, b)
-	defer br.Close()
-	if _, err := postgres.Found("recent anchors", br.QueryRow().Scan(&currentID)); err != nil {
-		return nil, 0, 0, err
+	return func(br pgx.BatchResults) (as []Anchor, omitted int, currentID int64, err error) {
+		if _, err := postgres.Found("recent anchors", br.QueryRow().Scan(&currentID)); err != nil {
+			return nil, 0, 0, err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return nil, 0, 0, postgres.Wrap("recent anchors", err)
+		}
+		if as, err = pgx.CollectRows(rows, scanAnchor); err != nil {
+			return nil, 0, 0, postgres.Wrap("recent anchors", err)
+		}
+		var total int
+		if err := br.QueryRow().Scan(&total); err != nil {
+			return nil, 0, 0, postgres.Wrap("recent anchors", err)
+		}
+		return as, max(0, total-len(as)), currentID, nil
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
-	}
-	if as, err = pgx.CollectRows(rows, scanAnchor); err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
-	}
-	var total int
-	if err := br.QueryRow().Scan(&total); err != nil {
-		return nil, 0, 0, postgres.Wrap("recent anchors", err)
-	}
-	return as, max(0, total-len(as)), currentID, postgres.Wrap("recent anchors", br.Close())
 }
 
 // onBranch keeps an anchor (microgoals g, the tenant $1) whose message is

@@ -2,8 +2,11 @@ package facts
 
 import (
 	"context"
+
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
 
 	"yakor"
 	"yakor/fence"
@@ -22,12 +25,38 @@ var factWords = map[string][4]string{
 // out. It returns the block ("" without facts) and the ids of the facts in
 // it.
 func (s *Store) Block(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
-	facts, err := s.Visible(ctx, scope)
-	if err != nil || len(facts) == 0 {
+	b := &pgx.Batch{}
+	read := s.QueueBlock(b, scope)
+	br := s.db.SendBatch(ctx, b)
+	render, err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = postgres.Wrap("list visible facts", cerr)
+	}
+	if err != nil {
 		return "", nil, err
 	}
-	text, ids := Render(facts, lang, s.cfg.Budget)
+	text, ids := render(lang)
 	return text, ids, nil
+}
+
+// QueueBlock queues Block's reads in b, for a caller that sends them in
+// one round trip with its own. It returns what reads their results (in
+// b's order) and gives what lays the block out in a language (and names
+// the facts in it).
+func (s *Store) QueueBlock(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) (func(lang string) (string, []int64), error) {
+	read := queueVisible(b, scope)
+	return func(br pgx.BatchResults) (func(string) (string, []int64), error) {
+		facts, err := read(br)
+		if err != nil {
+			return nil, err
+		}
+		return func(lang string) (string, []int64) {
+			if len(facts) == 0 {
+				return "", nil
+			}
+			return Render(facts, lang, s.cfg.Budget)
+		}, nil
+	}
 }
 
 // Render lays facts out as the facts block in lang within budget

@@ -73,24 +73,33 @@ WHERE tenant_id = $1 AND user_id = $2 AND valid_to IS NULL AND (
 // in the same round trip (ENOTFOUND when the thread is not the user's).
 func (s *Store) Visible(ctx context.Context, scope yakor.Scope) ([]Fact, error) {
 	b := &pgx.Batch{}
+	read := queueVisible(b, scope)
+	br := s.db.SendBatch(ctx, b)
+	fs, err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = postgres.Wrap("list visible facts", cerr)
+	}
+	return fs, err
+}
+
+// queueVisible queues Visible's reads in b and returns what reads their
+// results, in b's order.
+func queueVisible(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) ([]Fact, error) {
 	project := history.QueueThreadProject(b, scope)
 	b.Queue(visibleSQLOf(`(SELECT project_id FROM threads WHERE tenant_id = $1 AND user_id = $2 AND id = $3)`)+
 		` ORDER BY CASE scope WHEN 'chat' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, last_used_at DESC, id DESC`,
 		scope.TenantID, scope.UserID, scope.ThreadParam())
-	br := s.db.SendBatch(ctx, b)
-	defer br.Close()
-	if _, err := project(br); err != nil {
-		return nil, err
+	return func(br pgx.BatchResults) ([]Fact, error) {
+		if _, err := project(br); err != nil {
+			return nil, err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return nil, postgres.Wrap("list visible facts", err)
+		}
+		fs, err := pgx.CollectRows(rows, scanFact)
+		return fs, postgres.Wrap("list visible facts", err)
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, postgres.Wrap("list visible facts", err)
-	}
-	fs, err := pgx.CollectRows(rows, scanFact)
-	if err != nil {
-		return nil, postgres.Wrap("list visible facts", err)
-	}
-	return fs, postgres.Wrap("list visible facts", br.Close())
 }
 
 // Filter narrows List.

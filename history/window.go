@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -47,23 +48,83 @@ const windowFirstPage = 128
 // read in one round trip; a window longer than that page is read on in
 // growing pages, so its cost follows the window's size, not the thread's.
 func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, beforeID int64) ([]Message, error) {
-	if budget <= 0 {
-		return nil, nil
-	}
 	b := &pgx.Batch{}
+	w := s.QueueWindow(b, scope, budget, beforeID)
+	if b.Len() > 0 {
+		br := s.db.SendBatch(ctx, b)
+		err := w.Read(br)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, postgres.Wrap("load window", err)
+		}
+	}
+	return w.Messages(ctx)
+}
+
+// WindowRead is a window whose first reads are queued in a caller's batch
+// (QueueWindow), so that they share its round trip.
+type WindowRead struct {
+	s                *Store
+	scope            yakor.Scope
+	budget           int
+	sum, head, page  []Message
+	queued, readDone bool
+}
+
+// QueueWindow queues in b the reads Window starts with: the newest summary,
+// the thread's head and the window's first page. Once b is sent, Read reads
+// their results (in b's order); once the batch is closed, Messages
+// completes the window.
+func (s *Store) QueueWindow(b *pgx.Batch, scope yakor.Scope, budget int, beforeID int64) *WindowRead {
+	w := &WindowRead{s: s, scope: scope, budget: budget}
+	if budget <= 0 {
+		return w
+	}
 	b.Queue(latestSummarySQL, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID)
 	b.Queue(headSQL, scope.TenantID, scope.UserID, scope.ThreadParam())
 	b.Queue(windowSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID, windowFirstPage, int64(0), budget)
-	sum, head, page, err := readWindowStart(s.db.SendBatch(ctx, b))
-	if err != nil {
-		return nil, postgres.Wrap("load window", err)
+	w.queued = true
+	return w
+}
+
+// Read reads the window's results from br: the newest summary (none or
+// one), the thread's head, the window's first page.
+func (w *WindowRead) Read(br pgx.BatchResults) error {
+	if !w.queued {
+		return nil
 	}
+	for _, out := range []*[]Message{&w.sum, &w.head, &w.page} {
+		rows, err := br.Query()
+		if err == nil {
+			*out, err = pgx.CollectRows(rows, scanMessage)
+		}
+		if err != nil {
+			return postgres.Wrap("load window", err)
+		}
+	}
+	w.readDone = true
+	return nil
+}
+
+// Messages returns the window, reading on past its first page when that
+// page was whole and fit (call it after the batch is closed: it may send
+// statements of its own).
+func (w *WindowRead) Messages(ctx context.Context) ([]Message, error) {
+	if !w.queued {
+		return nil, nil
+	}
+	if !w.readDone {
+		return nil, errors.New("load window: Messages before Read")
+	}
+	budget, sum, scope := w.budget, w.sum, w.scope
 	var lead []Message // the first exchange and the summary
 	after := int64(0)  // the window's messages come after this one
 	if len(sum) == 1 {
 		after = sum[0].SummaryThrough
 		used := sum[0].Chars
-		for _, m := range firstExchange(head, after) {
+		for _, m := range firstExchange(w.head, after) {
 			if used+m.Chars <= budget {
 				lead = append(lead, m)
 				used += m.Chars
@@ -72,11 +133,11 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 		lead = append(lead, sum[0])
 		budget -= used
 	}
-	w := windowFill{left: budget, after: after}
-	for size := windowFirstPage; w.add(page) && len(page) == size; {
+	fill := windowFill{left: budget, after: after}
+	for size, page := windowFirstPage, w.page; fill.add(page) && len(page) == size; {
 		// The page was whole and fit: the window goes on before it.
 		size = min(size*2, 1024)
-		rows, err := s.db.Query(ctx, windowSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), w.msgs[len(w.msgs)-1].ID, size, after, w.left)
+		rows, err := w.s.db.Query(ctx, windowSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), fill.msgs[len(fill.msgs)-1].ID, size, after, fill.left)
 		if err == nil {
 			page, err = pgx.CollectRows(rows, scanMessage)
 		}
@@ -84,23 +145,7 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 			return nil, postgres.Wrap("load window", err)
 		}
 	}
-	return append(lead, reverse(w.msgs)...), nil
-}
-
-// readWindowStart reads Window's batch: the newest summary (none or one),
-// the thread's head up to it, the window's first page.
-func readWindowStart(br pgx.BatchResults) (sum, head, page []Message, err error) {
-	defer br.Close()
-	for _, out := range []*[]Message{&sum, &head, &page} {
-		rows, err := br.Query()
-		if err == nil {
-			*out, err = pgx.CollectRows(rows, scanMessage)
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return sum, head, page, br.Close()
+	return append(lead, reverse(fill.msgs)...), nil
 }
 
 // windowFill takes a window's messages, newest first, while they fit and

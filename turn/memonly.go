@@ -38,17 +38,14 @@ func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string)
 	if err != nil {
 		return Preview{}, err
 	}
-	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, 0)
-	if err != nil {
-		return Preview{}, err
-	}
 	lang := words.Lang(message)
-	pt, err := e.promptParts(ctx, scope, thread, lang, true)
+	pt, _, err := e.readParts(ctx, scope, thread, 0, func([]history.Message) string { return lang }, true)
 	if err != nil {
 		return Preview{}, err
 	}
+	window := pt.window
 	t := &turnRun{e: e, scope: scope, lang: lang, tr: Trace{Timings: map[string]float64{}}}
-	pt.window, pt.tail = window, []llm.Message{{Role: "user", Content: message}}
+	pt.tail = []llm.Message{{Role: "user", Content: message}}
 	pt.memory = t.recall(ctx, message)
 	t.parts, t.window, t.prompt = pt, window, assemble(pt)
 	// As a turn's search does: the window's oldest messages give way for

@@ -8,10 +8,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"yakor"
 	"yakor/history"
 	"yakor/llm"
 	"yakor/mnemos"
+	"yakor/postgres"
 	"yakor/words"
 )
 
@@ -78,54 +81,91 @@ type parts struct {
 	tail         []llm.Message // the turn's own messages; none for a preview of the next turn
 }
 
-// promptParts reads what every prompt of scope's thread is assembled from
-// besides the window, the memory and the message: the system prompt, the
-// anchors block and the facts, in lang, and the layers' budgets.
-func (e *Engine) promptParts(ctx context.Context, scope yakor.Scope, thread history.Thread, lang string, noMarker bool) (parts, error) {
-	block, err := e.anchorBlock(ctx, scope, lang)
-	if err != nil {
-		return parts{}, err
+// readParts reads what every prompt of scope's thread is assembled from
+// besides the memory and the message, in one round trip: the window (of
+// the messages before beforeID, 0: all), the anchors block and the facts;
+// with the system prompt and the layers' budgets. lang gives the prompt's
+// language from the window; readParts returns it with the parts.
+func (e *Engine) readParts(ctx context.Context, scope yakor.Scope, thread history.Thread, beforeID int64, lang func([]history.Message) string, noMarker bool) (parts, string, error) {
+	b := &pgx.Batch{}
+	w := e.history.QueueWindow(b, scope, e.cfg.WindowChars, beforeID)
+	var readAnchors func(pgx.BatchResults) (func(string) (string, int), error)
+	if e.anchors != nil && e.cfg.AnchorMode != AnchorOff {
+		readAnchors = e.anchors.QueueBlock(b, scope)
 	}
-	facts, factIDs, err := e.facts(ctx, scope, lang)
-	if err != nil {
-		return parts{}, err
+	var readFacts func(pgx.BatchResults) (func(string) (string, []int64), error)
+	if e.factLayer != nil {
+		readFacts = e.factLayer.QueueBlock(b, scope)
 	}
-	return parts{system: e.system(thread, lang, noMarker), facts: facts, factIDs: factIDs, factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, anchors: block,
-		windowBudget: e.cfg.WindowChars, memoryBudget: e.memoryBudget}, nil
+	var (
+		anchorsIn func(string) (string, int)
+		factsIn   func(string) (string, []int64)
+	)
+	if b.Len() > 0 {
+		br := e.pool.SendBatch(ctx, b)
+		err := w.Read(br)
+		if err == nil && readAnchors != nil {
+			if anchorsIn, err = readAnchors(br); err != nil {
+				err = fmt.Errorf("anchors block: %w", err)
+			}
+		}
+		if err == nil && readFacts != nil {
+			if factsIn, err = readFacts(br); err != nil {
+				err = fmt.Errorf("facts block: %w", err)
+			}
+		}
+		if cerr := br.Close(); err == nil && cerr != nil {
+			err = postgres.Wrap("read the prompt's parts", cerr)
+		}
+		if err != nil {
+			return parts{}, "", err
+		}
+	}
+	window, err := w.Messages(ctx)
+	if err != nil {
+		return parts{}, "", err
+	}
+	lg := lang(window)
+	pt := parts{system: e.system(thread, lg, noMarker), window: window, windowBudget: e.cfg.WindowChars,
+		factBudget: e.cfg.FactBudget, anchorBudget: e.cfg.AnchorBudget, memoryBudget: e.memoryBudget}
+	if anchorsIn != nil {
+		pt.anchors.text, pt.anchors.items = anchorsIn(lg)
+	}
+	if factsIn != nil {
+		pt.facts, pt.factIDs = factsIn(lg)
+	}
+	return pt, lg, nil
 }
 
-// buildPrompt loads the window, the anchors, the facts and the recalled
-// memory for the stored message and assembles the turn's prompt, recording
-// its layers in the trace. With AnchorSync the message is anchored first,
-// so that its own topic is in the prompt.
+// buildPrompt reads the window, the anchors and the facts (one round trip)
+// and recalls the memory for the stored message, and assembles the turn's
+// prompt, recording its layers in the trace. With AnchorSync the message
+// is anchored first, so that its own topic is in the prompt.
 func (t *turnRun) buildPrompt(ctx context.Context) error {
 	e, scope, msg := t.e, t.scope, t.userMsg
 	t.first = msg.ID
 	if t.calling.ID != 0 {
 		t.first = t.calling.ID // the reply that called the tools opens the turn's exchange
 	}
-	start := time.Now()
-	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, t.first)
-	if err != nil {
-		return err
-	}
-	t.tr.Timings["window"] = ms(time.Since(start))
-	question := t.question(window)
-	t.window, t.lang = window, words.Lang(question)
 	if e.anchors != nil && e.cfg.AnchorMode == AnchorSync {
-		start = time.Now()
+		start := time.Now()
 		if _, err := e.anchors.Apply(ctx, scope, msg.ID); err != nil {
 			return fmt.Errorf("anchor the message: %w", err)
 		}
 		t.tr.Timings["anchors"] = ms(time.Since(start))
 	}
-	start = time.Now()
-	pt, err := e.promptParts(ctx, scope, t.thread, t.lang, t.in.Sampling.JSON())
+	start := time.Now()
+	var question string
+	pt, lang, err := e.readParts(ctx, scope, t.thread, t.first, func(window []history.Message) string {
+		question = t.question(window)
+		return words.Lang(question)
+	}, t.in.Sampling.JSON())
 	if err != nil {
 		return err
 	}
-	t.tr.Timings["anchors_facts"] = ms(time.Since(start))
-	pt.window, pt.tail = window, t.tail()
+	t.tr.Timings["reads"] = ms(time.Since(start))
+	t.window, t.lang = pt.window, lang
+	pt.tail = t.tail()
 	pt.memory = t.recall(ctx, question)
 	t.memory, t.factIDs = pt.memory.Text, pt.factIDs
 	t.parts, t.prompt = pt, assemble(pt)

@@ -67,7 +67,7 @@ const (
 
 // Anchors keeps a thread's anchors.
 type Anchors interface {
-	Block(ctx context.Context, scope yakor.Scope, lang string) (string, int, error)
+	QueueBlock(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) (func(lang string) (string, int), error)
 	Apply(ctx context.Context, scope yakor.Scope, upTo int64) ([]anchors.Applied, error)
 	Decisions(ctx context.Context, scope yakor.Scope, messageIDs []int64) ([]anchors.DecisionRecord, error)
 }
@@ -98,7 +98,7 @@ type Memory interface {
 // Facts is the facts layer: the block of the facts a thread sees, and the
 // record that they went into a prompt.
 type Facts interface {
-	Block(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error)
+	QueueBlock(b *pgx.Batch, scope yakor.Scope) func(pgx.BatchResults) (func(lang string) (string, []int64), error)
 	MarkUsed(ctx context.Context, scope yakor.Scope, ids []int64) error
 }
 
@@ -357,32 +357,16 @@ func (e *Engine) Context(ctx context.Context, scope yakor.Scope) (Prompt, error)
 	if err != nil {
 		return Prompt{}, err
 	}
-	window, err := e.history.Window(ctx, scope, e.cfg.WindowChars, 0)
+	pt, _, err := e.readParts(ctx, scope, thread, 0, func(window []history.Message) string {
+		if len(window) == 0 {
+			return "en"
+		}
+		return words.Lang(window[len(window)-1].Content)
+	}, false)
 	if err != nil {
 		return Prompt{}, err
 	}
-	lang := "en"
-	if len(window) > 0 {
-		lang = words.Lang(window[len(window)-1].Content)
-	}
-	pt, err := e.promptParts(ctx, scope, thread, lang, false)
-	if err != nil {
-		return Prompt{}, err
-	}
-	pt.window = window
 	return assemble(pt), nil
-}
-
-// facts is the facts layer.
-func (e *Engine) facts(ctx context.Context, scope yakor.Scope, lang string) (string, []int64, error) {
-	if e.factLayer == nil {
-		return "", nil, nil
-	}
-	text, ids, err := e.factLayer.Block(ctx, scope, lang)
-	if err != nil {
-		return "", nil, fmt.Errorf("facts block: %w", err)
-	}
-	return text, ids, nil
 }
 
 // SearchBefore is the message a turn's searches look before: the first of
@@ -423,18 +407,6 @@ func (t *turnRun) recall(ctx context.Context, question string) mnemos.Recall {
 		return mnemos.Recall{}
 	}
 	return r
-}
-
-// anchorBlock is the anchors layer's text and size.
-func (e *Engine) anchorBlock(ctx context.Context, scope yakor.Scope, lang string) (anchorLayer, error) {
-	if e.anchors == nil || e.cfg.AnchorMode == AnchorOff {
-		return anchorLayer{}, nil
-	}
-	text, n, err := e.anchors.Block(ctx, scope, lang)
-	if err != nil {
-		return anchorLayer{}, fmt.Errorf("anchors block: %w", err)
-	}
-	return anchorLayer{text: text, items: n}, nil
 }
 
 // system is the system layer: the service's prompt, the thread's own, and

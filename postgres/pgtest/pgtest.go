@@ -81,9 +81,16 @@ func open(tb testing.TB, url string, conns int32) *pgxpool.Pool {
 // the tenant each context names), as `yakor serve` has them.
 func NewService(tb testing.TB) (*pgxpool.Pool, *postgres.DB) {
 	tb.Helper()
+	return NewTracedService(tb, nil)
+}
+
+// NewTracedService is NewService whose service pool shows tracer every
+// statement and batch it sends (nil: none).
+func NewTracedService(tb testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, *postgres.DB) {
+	tb.Helper()
 	url, _ := NewURL(tb)
 	owner := open(tb, url, 4)
-	svc, err := postgres.OpenService(context.Background(), url, "", postgres.Options{MaxConns: 8}, Logger(tb))
+	svc, err := postgres.OpenService(context.Background(), url, "", postgres.Options{MaxConns: 8, Tracer: tracer}, Logger(tb))
 	if err != nil {
 		tb.Fatalf("pgtest: open as the service role: %v", err)
 	}
