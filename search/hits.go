@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"yakor"
@@ -19,18 +20,34 @@ type hitGroup struct {
 }
 
 // fill reads the ranked messages with the messages around them and takes
-// them in rank order while they fit the budget. A short hit brings the
+// them in rank order, the named speakers' messages favoured (favour), while
+// they fit the budget. A short hit brings the
 // message before it (what "Yes, twice!" answers), a question brings the
 // one after it (its answer); what budget is left then takes the other
 // messages around the hits (around).
-func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored, opt Options) ([]Hit, int, error) {
+func (s *Searcher) fill(ctx context.Context, scope yakor.Scope, ranked []scored, opt Options, named []string) ([]Hit, int, error) {
 	ranked = ranked[:min(len(ranked), opt.Limit*2)]
 	found, err := s.readHits(ctx, scope, ranked, opt)
 	if err != nil {
 		return nil, 0, err
 	}
+	favour(ranked, found, named)
 	hits, used := pack(ranked, found, opt)
 	return hits, used, nil
+}
+
+// favour weighs the ranked messages by a speaker in named speakerBoost
+// times more, and orders them again.
+func favour(ranked []scored, found map[int64]hitGroup, named []string) {
+	if len(named) == 0 {
+		return
+	}
+	for i, r := range ranked {
+		if g, ok := found[r.id]; ok && slices.Contains(named, g.hit.Author) {
+			ranked[i].score *= speakerBoost
+		}
+	}
+	slices.SortStableFunc(ranked, byScore)
 }
 
 var readHitsSQL = `

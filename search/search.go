@@ -19,6 +19,12 @@ const (
 	DefaultLimit  = 50   // hits at most
 	// rrfK is the constant of reciprocal rank fusion.
 	rrfK = 60
+	// speakerBoost weighs the fused score of a message by a speaker the
+	// query names ("What does Melanie do to destress?"): on LoCoMo, as a
+	// turn, 87.6% → 87.7% of the questions' evidence, multi-hop 73.1% →
+	// 73.6%, open-domain 64.6% → 65.1% (87.3% with the whole thread's
+	// search, from 86.7%); 1.7 times gained less.
+	speakerBoost = 1.3
 	// shortHit is the length under which a hit brings the message before it
 	// along, so that "Yes, twice!" can be read. A question brings the
 	// message after it, its answer, whatever its length.
@@ -96,7 +102,9 @@ type Result struct {
 // by how rare each is in the thread, and fused by reciprocal rank with
 // PostgreSQL's full-text rank and, when the searcher has a semantic leg
 // (WithSemantic) and opt.NoSemantic is not set, with the messages nearest
-// to the query in meaning; ties go to the newer message. Every statement is
+// to the query in meaning; ties go to the newer message. A message by a
+// speaker the query names (a thread's author) weighs speakerBoost times
+// more. Every statement is
 // parameterized and scoped by tenant, user and thread. An unknown thread is
 // ENOTFOUND; a query with no distinctive word finds nothing, even by
 // meaning.
@@ -143,7 +151,7 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 		res.Took = time.Since(start)
 		return res, nil
 	}
-	res.Hits, res.Chars, err = s.fill(ctx, scope, ranked, opt)
+	res.Hits, res.Chars, err = s.fill(ctx, scope, ranked, opt, words.Named(query, authors))
 	if err != nil {
 		return res, err
 	}

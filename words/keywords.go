@@ -180,3 +180,23 @@ func sharedPrefix(a, b string) string {
 	}
 	return a[:i]
 }
+
+// Named returns the names among names that text names: those with a word
+// whose stem is a word of text's (as Keywords compares them, so "Anna's"
+// and «Анны» name Anna).
+func Named(text string, names []string) []string {
+	stems := map[string]bool{}
+	for w := range tokens(Fold(text)) {
+		stems[patternStem(w)] = true
+	}
+	var out []string
+	for _, name := range names {
+		for w := range tokens(Fold(name)) {
+			if stems[patternStem(w)] {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}

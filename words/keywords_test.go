@@ -190,3 +190,22 @@ func BenchmarkKeywords(b *testing.B) {
 		words.Keywords(query, exclude)
 	}
 }
+
+func TestNamed(t *testing.T) {
+	names := []string{"Anna", "Boris Petrov", "Мария"}
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"What does Anna think?", []string{"Anna"}},
+		{"What did Anna's kids like?", []string{"Anna"}},
+		{"Did Petrov agree with anna?", []string{"Anna", "Boris Petrov"}},
+		{"Что ответила Марии команда?", []string{"Мария"}},
+		{"What did Annabel say?", nil},
+		{"What did the team say?", nil},
+	} {
+		if got := words.Named(c.text, names); !slices.Equal(got, c.want) {
+			t.Errorf("Named(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
