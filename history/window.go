@@ -54,10 +54,10 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 		br := s.db.SendBatch(ctx, b)
 		err := w.Read(br)
 		if cerr := br.Close(); err == nil {
-			err = cerr
+			err = postgres.Wrap("load window", cerr)
 		}
 		if err != nil {
-			return nil, postgres.Wrap("load window", err)
+			return nil, err
 		}
 	}
 	return w.Messages(ctx)
@@ -66,11 +66,11 @@ func (s *Store) Window(ctx context.Context, scope yakor.Scope, budget int, befor
 // WindowRead is a window whose first reads are queued in a caller's batch
 // (QueueWindow), so that they share its round trip.
 type WindowRead struct {
-	s                *Store
-	scope            yakor.Scope
-	budget           int
-	sum, head, page  []Message
-	queued, readDone bool
+	s               *Store
+	scope           yakor.Scope
+	budget          int
+	sum, head, page []Message
+	readDone        bool
 }
 
 // QueueWindow queues in b the reads Window starts with: the newest summary,
@@ -85,14 +85,13 @@ func (s *Store) QueueWindow(b *pgx.Batch, scope yakor.Scope, budget int, beforeI
 	b.Queue(latestSummarySQL, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID)
 	b.Queue(headSQL, scope.TenantID, scope.UserID, scope.ThreadParam())
 	b.Queue(windowSQL, scope.TenantID, scope.UserID, scope.ThreadParam(), beforeID, windowFirstPage, int64(0), budget)
-	w.queued = true
 	return w
 }
 
 // Read reads the window's results from br: the newest summary (none or
 // one), the thread's head, the window's first page.
 func (w *WindowRead) Read(br pgx.BatchResults) error {
-	if !w.queued {
+	if w.budget <= 0 { // nothing queued
 		return nil
 	}
 	for _, out := range []*[]Message{&w.sum, &w.head, &w.page} {
@@ -112,7 +111,7 @@ func (w *WindowRead) Read(br pgx.BatchResults) error {
 // page was whole and fit (call it after the batch is closed: it may send
 // statements of its own).
 func (w *WindowRead) Messages(ctx context.Context) ([]Message, error) {
-	if !w.queued {
+	if w.budget <= 0 {
 		return nil, nil
 	}
 	if !w.readDone {

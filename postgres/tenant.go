@@ -108,13 +108,36 @@ func queryIn(br pgx.BatchResults) (pgx.Rows, error) {
 // scoped sends sql after setting the tenant, in one batch (one round trip,
 // one implicit transaction), and returns the batch at sql's result.
 func (db *DB) scoped(ctx context.Context, tenant, sql string, args []any) (pgx.BatchResults, error) {
+	return opened(db.sendScoped(ctx, tenant, batchOf(sql, args)))
+}
+
+// batchOf is a batch of sql alone.
+func batchOf(sql string, args []any) *pgx.Batch {
 	b := &pgx.Batch{}
 	b.Queue(sql, args...)
-	br := db.sendScoped(ctx, tenant, b)
+	return b
+}
+
+// opened returns br, or the error it failed with before the caller's
+// first statement.
+func opened(br pgx.BatchResults) (pgx.BatchResults, error) {
 	if eb, ok := br.(errBatch); ok {
 		return nil, eb.err
 	}
 	return br, nil
+}
+
+// pastHead reads the results of br's first head statements, those that
+// name the tenant, and returns br at the caller's first; a failure among
+// them is an errBatch.
+func pastHead(br pgx.BatchResults, head int) pgx.BatchResults {
+	for range head {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return errBatch{fmt.Errorf("set tenant: %w", err)}
+		}
+	}
+	return br
 }
 
 // sendScoped sends b after the statements that name tenant, and returns
@@ -136,14 +159,7 @@ func (db *DB) sendScoped(ctx context.Context, tenant string, b *pgx.Batch) pgx.B
 	if db.distributed {
 		scoped.Queue("COMMIT")
 	}
-	br := db.pool.SendBatch(ctx, scoped)
-	for range head {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return errBatch{fmt.Errorf("set tenant: %w", err)}
-		}
-	}
-	return br
+	return pastHead(db.pool.SendBatch(ctx, scoped), head)
 }
 
 // QueryRow runs sql in ctx's tenant; the row's Scan reports its errors.

@@ -42,30 +42,14 @@ func (tx *tenantTx) send(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	scoped.Queue(tx.set, tx.tenant)
 	scoped.QueuedQueries = append(scoped.QueuedQueries, b.QueuedQueries...)
 	tx.set = ""
-	br := tx.Tx.SendBatch(ctx, scoped)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return errBatch{fmt.Errorf("set tenant: %w", err)}
-	}
-	return br
-}
-
-// one sends sql as a batch of one after the tenant's setting.
-func (tx *tenantTx) one(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	b := &pgx.Batch{}
-	b.Queue(sql, args...)
-	br := tx.send(ctx, b)
-	if eb, ok := br.(errBatch); ok {
-		return nil, eb.err
-	}
-	return br, nil
+	return pastHead(tx.Tx.SendBatch(ctx, scoped), 1)
 }
 
 func (tx *tenantTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	if tx.set == "" {
 		return tx.Tx.Exec(ctx, sql, args...)
 	}
-	br, err := tx.one(ctx, sql, args)
+	br, err := opened(tx.send(ctx, batchOf(sql, args)))
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -76,7 +60,7 @@ func (tx *tenantTx) Query(ctx context.Context, sql string, args ...any) (pgx.Row
 	if tx.set == "" {
 		return tx.Tx.Query(ctx, sql, args...)
 	}
-	br, err := tx.one(ctx, sql, args)
+	br, err := opened(tx.send(ctx, batchOf(sql, args)))
 	if err != nil {
 		return nil, err
 	}
