@@ -68,6 +68,9 @@ type Options struct {
 	// MinSimilarity is the cosine similarity a semantic neighbour needs to
 	// be ranked; 0 means DefaultMinSimilarity, negative keeps them all.
 	MinSimilarity float64
+	// NoRelated searches the query's keywords only, not the words related
+	// to them in meaning too (see widen).
+	NoRelated bool
 }
 
 // Hit is one message found.
@@ -85,8 +88,11 @@ type Hit struct {
 
 // Result is what one search found.
 type Result struct {
-	Query    string        `json:"query"`
-	Keywords []string      `json:"keywords"`
+	Query    string   `json:"query"`
+	Keywords []string `json:"keywords"`
+	// Related are the stems of the words related in meaning to the
+	// keywords that the search looked for too, each weighing its similarity.
+	Related  []string      `json:"related"`
 	Hits     []Hit         `json:"hits"` // in rank order; neighbours stand beside their hit
 	Chars    int           `json:"chars"`
 	Took     time.Duration `json:"-"`
@@ -98,8 +104,10 @@ type Result struct {
 // Search finds the messages of scope's thread that best match query (its
 // own messages, not the summaries of them, which only repeat them): the
 // query's keywords (folded, stop words and the thread's speakers' names
-// removed, stemmed) are matched as substrings of the folded text, weighted
-// by how rare each is in the thread, and fused by reciprocal rank with
+// removed, stemmed), and the English words related to them in meaning
+// (widen), are matched as substrings of the folded text, weighted by how
+// rare each is in the thread (and a related word by its similarity too),
+// and fused by reciprocal rank with
 // PostgreSQL's full-text rank and, when the searcher has a semantic leg
 // (WithSemantic) and opt.NoSemantic is not set, with the messages nearest
 // to the query in meaning; ties go to the newer message. A message by a
@@ -110,7 +118,7 @@ type Result struct {
 // meaning.
 func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, opt Options) (Result, error) {
 	start := time.Now()
-	res := Result{Query: query, Hits: []Hit{}, Keywords: []string{}}
+	res := Result{Query: query, Hits: []Hit{}, Keywords: []string{}, Related: []string{}}
 	if opt.Budget == 0 {
 		opt.Budget = DefaultBudget
 	}
@@ -134,11 +142,13 @@ func (s *Searcher) Search(ctx context.Context, scope yakor.Scope, query string, 
 	for _, k := range kws {
 		res.Keywords = append(res.Keywords, k.Stem)
 	}
+	t := widen(kws, authors, opt.NoRelated)
+	res.Related = t.related()
 	semCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	semantic := s.startSemantic(semCtx, scope, query, opt)
 
-	byKeyword, byText, err := s.legs(ctx, scope, kws, count, opt.BeforeID)
+	byKeyword, byText, err := s.legs(ctx, scope, t, count, opt.BeforeID)
 	if err != nil {
 		return res, err
 	}

@@ -44,6 +44,7 @@ type SearchTrace struct {
 	Round    int       `json:"round"`
 	Query    string    `json:"query"`
 	Keywords []string  `json:"keywords"`
+	Related  []string  `json:"related,omitempty"` // stems of the related words searched too
 	HitIDs   []int64   `json:"hit_ids"`
 	Scores   []float64 `json:"scores"`
 	Chars    int       `json:"chars"`
@@ -160,7 +161,7 @@ func (t *turnRun) search(ctx context.Context, round int, query string, budget in
 		e.log.WarnContext(ctx, "history search went on without its semantic leg", "turn", t.tr.ID, "err", sres.SemanticErr)
 	}
 	ev := SearchEvent{Round: round + 1, Query: query, Keywords: sres.Keywords, Hits: sres.Hits, Chars: sres.Chars, TookMS: ms(sres.Took)}
-	st := SearchTrace{Round: ev.Round, Query: query, Keywords: sres.Keywords, HitIDs: []int64{}, Scores: []float64{}, Chars: sres.Chars, TookMS: ev.TookMS}
+	st := SearchTrace{Round: ev.Round, Query: query, Keywords: sres.Keywords, Related: sres.Related, HitIDs: []int64{}, Scores: []float64{}, Chars: sres.Chars, TookMS: ev.TookMS}
 	for _, h := range sres.Hits {
 		st.HitIDs = append(st.HitIDs, h.MessageID)
 		st.Scores = append(st.Scores, h.Score)

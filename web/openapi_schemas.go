@@ -22,7 +22,7 @@ var openAPISchemas = map[string]string{
 	"Hit": `{"type":"object","required":["message_id","role","content","created_at"],"properties":{"message_id":{"type":"integer"},"role":{"type":"string"},"author":{"type":"string"},
 		"content":{"type":"string"},"created_at":{"type":"string","format":"date-time"},"score":{"type":"number"},"neighbour":{"type":"boolean"}}}`,
 	"SearchResult": `{"type":"object","required":["query","keywords","hits"],"properties":{"query":{"type":"string"},"keywords":{"type":["array","null"],"items":{"type":"string"}},
-		"hits":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Hit"}},"chars":{"type":"integer"},"took_ms":{"type":"number"}}}`,
+		"related":{"type":"array","items":{"type":"string"}},"hits":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Hit"}},"chars":{"type":"integer"},"took_ms":{"type":"number"}}}`,
 	"Layer":          `{"type":"object","required":["name","chars"],"properties":{"name":{"type":"string"},"chars":{"type":"integer"},"budget":{"type":"integer"},"items":{"type":"integer"},"text":{"type":"string"}}}`,
 	"Context":        `{"type":"object","required":["layers","total_chars"],"properties":{"layers":{"type":"array","items":{"$ref":"#/components/schemas/Layer"}},"total_chars":{"type":"integer"}}}`,
 	"ContextRequest": `{"type":"object","required":["message"],"properties":{"message":{"type":"string","minLength":1}}}`,

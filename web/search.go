@@ -54,6 +54,7 @@ func (s *Server) handleThreadSearch(c *gin.Context) {
 		return
 	}
 	out := toSearchJSON(res.Query, res.Keywords, res.Hits)
+	out["related"] = res.Related
 	out["chars"] = res.Chars
 	out["took_ms"] = float64(res.Took.Microseconds()) / 1000
 	c.JSON(http.StatusOK, out)

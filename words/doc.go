@@ -22,6 +22,8 @@
 //     пятницу", "next Monday", "через неделю"), resolved to dates;
 //     HasRelativeDay tells whether a text names one, WeekdayName names a
 //     weekday in English or Russian.
+//   - Related gives the English words nearest in meaning to a word, from
+//     the embedded related.txt.gz (GloVe's vectors; scripts/related.sh).
 //
 // It imports nothing of Yakor and owns no tables.
 package words
