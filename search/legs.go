@@ -73,7 +73,7 @@ type scored struct {
 // they found less (84.7% of LoCoMo's evidence, not 87.1%).
 func (s *Searcher) legs(ctx context.Context, scope yakor.Scope, t terms, count int64, beforeID int64) (byKeyword, byText []scored, err error) {
 	kws := t.kws
-	f := newFound(t.weights)
+	f := newFound(t)
 	rare, err := sample(ctx, s.db, scope, kws, count, beforeID, f)
 	if err != nil {
 		return nil, nil, err
@@ -146,14 +146,14 @@ func sample(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, 
 // holds (by index; each weighs its weight), in how many messages each keyword is (counted, or estimated for a
 // common one), and each message's full-text rank.
 type found struct {
-	kws     map[int64][]int
-	weights []float64 // each keyword's
-	df      []float64
-	rank    map[int64]float64
+	kws   map[int64][]int
+	terms terms // the keywords and related words looked for, with their weights
+	df    []float64
+	rank  map[int64]float64
 }
 
-func newFound(weights []float64) *found {
-	return &found{kws: map[int64][]int{}, weights: weights, df: make([]float64, len(weights)), rank: map[int64]float64{}}
+func newFound(t terms) *found {
+	return &found{kws: map[int64][]int{}, terms: t, df: make([]float64, len(t.kws)), rank: map[int64]float64{}}
 }
 
 // add records that message id holds keyword kw (-1: none) and has the
@@ -175,7 +175,10 @@ func (f *found) legs(n float64) (byKeyword, byText []scored) {
 	for id, kws := range f.kws {
 		score := 0.0
 		for _, i := range kws {
-			score += IDF(n, f.df[i]) * f.weights[i]
+			// A related word rarer than its keyword weighs no more than the
+			// keyword: "oak" must not outrank "walnut" for "walnut board".
+			idf := min(IDF(n, f.df[i]), IDF(n, f.df[f.terms.source[i]]))
+			score += idf * f.terms.weights[i]
 		}
 		byKeyword = append(byKeyword, scored{id: id, score: score})
 	}

@@ -27,20 +27,21 @@ const (
 type terms struct {
 	kws     []words.Keyword
 	weights []float64
-	own     int // the first own keywords are the query's; the rest are related words
+	own     int   // the first own keywords are the query's; the rest are related words
+	source  []int // each term's keyword: its own index for a keyword, the keyword it is related to for a related word
 }
 
 // widen adds to the query's keywords the English words related to them in
-// meaning (words.Related: "martial" brings karate, kickboxing; "pets"
-// brings cats, dogs), each weighing its similarity, within the bounds
-// above; a related word that is a stop word, a speaker's name or a form of
+// meaning (words.Related: "guitar" brings drums, piano; "pets" brings cats,
+// dogs), each weighing its similarity (and never more than its keyword:
+// found.legs), within the bounds above; a related word that is a stop word, a speaker's name or a form of
 // a keyword is left out. A conversation's evidence is often in other words
 // than its question's ("What martial arts has John done?" → "I'm doing
 // kickboxing").
 func widen(kws []words.Keyword, names []string, off bool) terms {
-	t := terms{kws: kws, weights: make([]float64, len(kws)), own: len(kws)}
+	t := terms{kws: kws, weights: make([]float64, len(kws)), own: len(kws), source: make([]int, len(kws))}
 	for i := range t.weights {
-		t.weights[i] = 1
+		t.weights[i], t.source[i] = 1, i
 	}
 	if off {
 		return t
@@ -49,7 +50,7 @@ func widen(kws []words.Keyword, names []string, off bool) terms {
 	for _, k := range kws {
 		have[k.Stem] = true
 	}
-	for _, k := range kws {
+	for ki, k := range kws {
 		n := 0
 		for _, r := range words.Related(k.Word) {
 			if n == relatedPerKeyword || r.Sim < relatedMinSim || len(t.kws)-t.own == relatedMax {
@@ -65,6 +66,7 @@ func widen(kws []words.Keyword, names []string, off bool) terms {
 			have[w[0].Stem] = true
 			t.kws = append(t.kws, w[0])
 			t.weights = append(t.weights, r.Sim)
+			t.source = append(t.source, ki)
 			n++
 		}
 	}

@@ -44,3 +44,20 @@ func TestQueryFindsRelatedWords(t *testing.T) {
 		t.Errorf("without related words: hits %v, want only %d", got, guitar)
 	}
 }
+
+// TestRelatedWordNeverOutweighsItsKeyword: a message with a related word
+// rarer in the thread than the query's own keyword ranks after the message
+// holding the keyword ("oak" is related to "walnut").
+func TestRelatedWordNeverOutweighsItsKeyword(t *testing.T) {
+	f := newFixture(t, pgtest.New(t))
+	scope, ids := f.thread(t, f.tenant(t),
+		"The walnut board costs 5150 a sheet.",
+		"Noted.",
+		"And the oak board?",
+		"The walnut board is in stock.",
+	)
+	got := f.search(t, scope, "walnut board", search.Options{NoNeighbours: true})
+	if len(got) != 3 || got[2] != ids[2] {
+		t.Errorf("hits %v, want the oak message %d last of three", got, ids[2])
+	}
+}
