@@ -142,9 +142,9 @@ func sample(ctx context.Context, db DB, scope yakor.Scope, kws []words.Keyword, 
 	return rare, nil
 }
 
-// found is what the legs' statements found: the keywords each message
-// holds (by index; each weighs its weight), in how many messages each keyword is (counted, or estimated for a
-// common one), and each message's full-text rank.
+// found is what the legs' statements found: the terms each message holds
+// (by index into terms), in how many messages each term is (counted, or
+// estimated for a common one), and each message's full-text rank.
 type found struct {
 	kws   map[int64][]int
 	terms terms // the keywords and related words looked for, with their weights
@@ -169,7 +169,8 @@ func (f *found) add(id int64, kw int, rank float64) {
 }
 
 // legs ranks what was found in a thread of n messages: by the
-// rare-word-weighted count of keywords (each also weighing its weight), and by full-text rank; legTop each.
+// rare-word-weighted count of terms (each also weighing its weight), and by
+// full-text rank; legTop each.
 func (f *found) legs(n float64) (byKeyword, byText []scored) {
 	byKeyword = make([]scored, 0, len(f.kws))
 	for id, kws := range f.kws {
