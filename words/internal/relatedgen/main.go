@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
@@ -153,10 +154,7 @@ func nearest(vs [][]float32, per int, minSim float64) [][]neighbour {
 					}
 				}
 				slices.SortFunc(ns, func(a, b neighbour) int {
-					if a.sim != b.sim {
-						return cmpDesc(a.sim, b.sim)
-					}
-					return a.i - b.i
+					return cmp.Or(cmp.Compare(b.sim, a.sim), a.i-b.i)
 				})
 				out[i] = ns[:min(len(ns), per*3)]
 			}
@@ -168,13 +166,6 @@ func nearest(vs [][]float32, per int, minSim float64) [][]neighbour {
 	close(next)
 	wg.Wait()
 	return out
-}
-
-func cmpDesc(a, b float32) int {
-	if a > b {
-		return -1
-	}
-	return 1
 }
 
 // related keeps up to per of word i's neighbours, once per stem, none a
