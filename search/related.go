@@ -34,10 +34,12 @@ type terms struct {
 // widen adds to the query's keywords the English words related to them in
 // meaning (words.Related: "guitar" brings drums, piano; "pets" brings cats,
 // dogs), each weighing its similarity (and never more than its keyword:
-// found.legs), within the bounds above; a related word that is a stop word, a speaker's name or a form of
-// a keyword is left out. A conversation's evidence is often in other words
-// than its question's ("What martial arts has John done?" → "I'm doing
-// kickboxing").
+// found.legs), within the bounds above; a related word that is a stop
+// word, a speaker's name or a form of a keyword is left out. A
+// conversation's evidence is often in other words than its question's
+// ("What instrument does she play besides the guitar?" → "I practice the
+// drums"); words only loosely related ("martial" and "kickboxing", 0.56)
+// stay under the bounds.
 func widen(kws []words.Keyword, names []string, off bool) terms {
 	t := terms{kws: kws, weights: make([]float64, len(kws)), own: len(kws), source: make([]int, len(kws))}
 	for i := range t.weights {
