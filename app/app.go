@@ -198,10 +198,14 @@ func (a *App) workers(tenant TenantDB, space *mnemos.Space, t Tuning, m models) 
 		a.Compactor = history.NewCompactor(a.History, flush, m.helpers.Compaction, t.Compact, a.Log)
 		w.Compact = a.Compactor
 	}
-	if cfg.SearchSemantic {
+	switch {
+	case cfg.SearchSemantic:
 		index := mnemos.NewMessageIndex(tenant, space)
 		a.Messages, w.Messages = index, index
 		a.Searcher = a.Searcher.WithSemantic(index)
+		a.Engine = a.Engine.WithSearcher(a.Searcher)
+	case cfg.SearchMeaning:
+		a.Searcher = a.Searcher.WithSemantic(search.NewMeaning(tenant))
 		a.Engine = a.Engine.WithSearcher(a.Searcher)
 	}
 	return w

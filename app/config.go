@@ -59,6 +59,7 @@ type Config struct {
 	MemoryMinScore    float64
 	MemoryMerge       float64
 	SearchSemantic    bool // embed messages and fuse a semantic leg into history search
+	SearchMeaning     bool // without SearchSemantic, fuse search.Meaning (word vectors, no model)
 	Compaction        bool // summarize what scrolls out of a thread's window
 	Facts             bool // extract durable facts after each turn
 	FactBudget        int  // characters of the facts block
@@ -125,7 +126,7 @@ func DefaultConfig() Config {
 		Workers: jobs.DefaultConfig().Workers, Grading: true, GradeRate: upkeep.DefaultConfig().GradeRate,
 		MemoryBudget: mc.Recall.Budget, MemoryMinScore: mc.Recall.MinSimilarity, MemoryMerge: mc.MergeThreshold,
 		MemoryLexical: !mc.Recall.NoLexical, MemoryMinLexical: mc.Recall.MinLexical,
-		Compaction: true, Facts: true, FactBudget: fa.Budget,
+		SearchMeaning: true, Compaction: true, Facts: true, FactBudget: fa.Budget,
 		FactCapChat: fa.Caps.Chat, FactCapUser: fa.Caps.User, FactCapProject: fa.Caps.Project,
 
 		ResearchSchedule: "0 */3 * * *", ResearchResults: lc.Results,

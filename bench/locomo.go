@@ -52,7 +52,7 @@ func runBenchLocomo(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.IntVar(&o.budget, "budget", search.DefaultBudget, "search budget in characters for the budget configurations")
 	jsonPath := fs.String("json", "", "also write the results as JSON to this file")
 	fs.BoolVar(&o.semantic, "semantic", false, "also embed every message with the offline embedder and fuse the semantic leg into search")
-	fs.Float64Var(&o.minSim, "min-similarity", search.DefaultMinSimilarity, "with --semantic: the cosine similarity a neighbour needs to be ranked")
+	fs.Float64Var(&o.minSim, "min-similarity", search.DefaultMinSimilarity, "with --semantic, or the meaning leg (on unless YAKOR_SEARCH_MEANING=false): the cosine similarity a neighbour needs to be ranked")
 	cfg, err := parseFlags(fs, args, getenv)
 	switch {
 	case err != nil:
@@ -110,8 +110,11 @@ func benchLocomo(ctx context.Context, db *database, cfg app.Config, log *slog.Lo
 	if err != nil {
 		return rep, err
 	}
-	if a.Messages != nil {
+	switch {
+	case a.Messages != nil:
 		rep.Legs = append(rep.Legs, fmt.Sprintf("semantic (%s, %d nearest, min similarity %.2f)", a.Memory.Space().Name(), search.SemanticCandidates, o.minSim))
+	case cfg.SearchMeaning:
+		rep.Legs = append(rep.Legs, fmt.Sprintf("meaning (word vectors, %d nearest, min similarity %.2f)", search.SemanticCandidates, o.minSim))
 	}
 	threads, err := locomoLoadAll(ctx, db, a, scope, convs, &rep, stderr)
 	if err != nil {

