@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"math"
@@ -41,7 +42,7 @@ LIMIT $5`
 // query has no such vector and the leg finds nothing. On LoCoMo it finds
 // the evidence of questions that share no word with it ("What martial
 // arts has John done?" → "I'm doing kickboxing"): as a turn, 87.4% →
-// 88.7% of the questions' evidence.
+// 89.1% of the questions' evidence.
 type Meaning struct {
 	db    DB
 	mu    sync.Mutex
@@ -65,7 +66,11 @@ func NewMeaning(db DB) *Meaning {
 var _ Semantic = (*Meaning)(nil)
 
 // Nearest returns up to k of scope's thread's newest meaningReach messages
-// older than beforeID (0: all), nearest query in meaning first.
+// older than beforeID (0: all), nearest query in meaning first. Each one's
+// Similarity is its vector's cosine with the query's (the bound the search
+// holds it to); the order is by the same cosine once the vectors' mean,
+// what all the thread's messages have in common, is taken away from both
+// (centered): the thread's usual talk no longer brings a message nearer.
 func (m *Meaning) Nearest(ctx context.Context, scope yakor.Scope, query string, k int, beforeID int64) ([]Neighbour, error) {
 	q := words.Meaning(query)
 	if q == nil {
@@ -77,28 +82,62 @@ func (m *Meaning) Nearest(ctx context.Context, scope yakor.Scope, query string, 
 	}
 	var (
 		out    []Neighbour
+		vecs   []meaningVec
 		id     int64
 		folded string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &folded}, func() error {
 		if v := m.vector(id, folded); !v.none {
 			out = append(out, Neighbour{MessageID: id, Similarity: v.cosine(q)})
+			vecs = append(vecs, v)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, postgres.Wrap("search: meaning", err)
 	}
-	slices.SortStableFunc(out, func(a, b Neighbour) int {
-		switch {
-		case a.Similarity > b.Similarity:
-			return -1
-		case a.Similarity < b.Similarity:
-			return 1
+	order := centered(vecs, q)
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(order[b], order[a]) })
+	sorted := make([]Neighbour, 0, min(k, len(idx)))
+	for _, i := range idx[:min(k, len(idx))] {
+		sorted = append(sorted, out[i])
+	}
+	return sorted, nil
+}
+
+// centered returns the cosine of each of vecs with q once the mean of vecs
+// is taken away from both: on LoCoMo as a turn, 88.7% → 89.1% of the
+// questions' evidence.
+func centered(vecs []meaningVec, q []float32) []float64 {
+	var mu, qc [words.MeaningDims]float64
+	for _, v := range vecs {
+		for i, x := range v.v {
+			mu[i] += float64(x) * float64(v.scale)
 		}
-		return 0
-	})
-	return out[:min(k, len(out))], nil
+	}
+	var qn float64
+	for i := range mu {
+		mu[i] /= float64(max(1, len(vecs)))
+		qc[i] = float64(q[i]) - mu[i]
+		qn += qc[i] * qc[i]
+	}
+	out := make([]float64, len(vecs))
+	for j, v := range vecs {
+		var dot, vn float64
+		for i, x := range v.v {
+			c := float64(x)*float64(v.scale) - mu[i]
+			dot += c * qc[i]
+			vn += c * c
+		}
+		if vn > 0 && qn > 0 {
+			out[j] = dot / math.Sqrt(vn*qn)
+		}
+	}
+	return out
 }
 
 // vector returns message id's vector from the cache, or computes it from
