@@ -95,7 +95,9 @@ func (s *Searcher) semanticLeg(ctx context.Context, scope yakor.Scope, query str
 			continue
 		}
 		seen[n.MessageID] = true
-		list = append(list, scored{id: n.MessageID, score: n.Similarity})
+		// The index's order is the leg's (Meaning's is by a centered
+		// cosine, not by Similarity): the score ranks it, no two alike.
+		list = append(list, scored{id: n.MessageID, score: -float64(len(list))})
 	}
 	return list, nil
 }
