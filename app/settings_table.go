@@ -61,7 +61,7 @@ func Settings() []Setting {
 		{"max-import-messages", "YAKOR_MAX_IMPORT_MESSAGES", "earlier messages an OpenAI-compatible request may import into a new conversation; more is refused (400, param messages)", m, num(func(c *Config) *int { return &c.MaxImportMessages })},
 		{"system-prompt", "YAKOR_SYSTEM_PROMPT", "system prompt replacing the built-in one", m, str(func(c *Config) *string { return &c.SystemPrompt })},
 		{"search-rounds", "YAKOR_SEARCH_ROUNDS", "searches the model may make in one turn (SEARCH_HISTORY); 0 turns search off", m, num(func(c *Config) *int { return &c.SearchRounds })},
-		{"search-budget", "YAKOR_SEARCH_BUDGET", "characters of history hits one search adds to the prompt", m, num(func(c *Config) *int { return &c.SearchBudget })},
+		{"search-budget", "YAKOR_SEARCH_BUDGET", "characters of history hits one search adds to the prompt, their framing included; at most half of --prompt-chars", m, num(func(c *Config) *int { return &c.SearchBudget })},
 		{"search-tool", "YAKOR_SEARCH_TOOL", "also offer history search as a search_history tool, for model servers that support tools", m, yes(func(c *Config) *bool { return &c.SearchTool })},
 		{"search-semantic", "YAKOR_SEARCH_SEMANTIC", "embed every message (a job after the turn) and fuse a nearest-neighbour leg into history search", m, yes(func(c *Config) *bool { return &c.SearchSemantic })},
 		{"search-meaning", "YAKOR_SEARCH_MEANING", "without search-semantic, fuse a leg finding English messages by meaning without a model (GloVe word vectors averaged over the newest 3,000 messages) into history search; off: by words alone", m, yes(func(c *Config) *bool { return &c.SearchMeaning })},

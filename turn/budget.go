@@ -5,6 +5,7 @@ import (
 
 	"yakor/history"
 	"yakor/llm"
+	"yakor/search"
 )
 
 // The whole-prompt budget (Config.PromptChars): every layer keeps its own
@@ -46,9 +47,33 @@ func (t *turnRun) fit(room int) {
 func (t *turnRun) room(extra []llm.Message) int {
 	cfg := t.e.cfg
 	added := chars(extra)
-	want := min(cfg.SearchBudget, max(minHits, cfg.PromptChars/4))
+	want := min(cfg.SearchBudget, max(minHits, cfg.PromptChars/2))
 	t.fit(added + want)
 	return max(1, min(cfg.SearchBudget, cfg.PromptChars-t.prompt.TotalChars()-added))
+}
+
+// fitHits keeps the best of hits (search's rank order: the last go first)
+// whose block, as format renders them with their framing, fits in room
+// characters, and returns them with their block. The window already gave
+// way for room and the search looked only before it: were the window to
+// give way again for the framing, the messages it dropped would be in
+// neither. At least one hit stays.
+func fitHits(hits []search.Hit, room int, format func([]search.Hit) string) ([]search.Hit, string) {
+	block := format(hits)
+	for len(hits) > 1 && utf8.RuneCountInString(block) > room {
+		hits = hits[:len(hits)-1]
+		block = format(hits)
+	}
+	return hits, block
+}
+
+// hitChars is the characters of hits' contents.
+func hitChars(hits []search.Hit) int {
+	n := 0
+	for _, h := range hits {
+		n += utf8.RuneCountInString(h.Content)
+	}
+	return n
 }
 
 // chars is the characters of msgs' texts.

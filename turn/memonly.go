@@ -60,8 +60,9 @@ func (e *Engine) Preview(ctx context.Context, scope yakor.Scope, message string)
 	if len(res.Hits) == 0 {
 		return Preview{Prompt: t.prompt, Search: res}, nil
 	}
-	block := search.FormatHits(lang, query, res.Hits, true)
-	t.fit(utf8.RuneCountInString(block)) // the hits' framing may pass what their budget left
+	var block string
+	res.Hits, block = fitHits(res.Hits, room, func(h []search.Hit) string { return search.FormatHits(lang, query, h, true) })
+	t.fit(utf8.RuneCountInString(block)) // only when a single hit passes the room
 	p := t.prompt
 	found := Layer{Name: LayerFound, Chars: utf8.RuneCountInString(block), Budget: e.cfg.SearchBudget, Items: len(res.Hits), Text: block}
 	for _, h := range res.Hits {

@@ -143,7 +143,7 @@ func (t *turnRun) answer(ctx context.Context) (string, []llm.ToolCall, error) {
 			return reply.String(), nil, err
 		}
 		extra = append(extra, a.next(text, block)...)
-		t.fit(chars(extra)) // the hits' framing may pass what their budget left
+		t.fit(chars(extra)) // only when a single hit passes the room
 		msgs = slices.Concat(t.prompt.Messages, extra)
 	}
 }
@@ -160,6 +160,10 @@ func (t *turnRun) search(ctx context.Context, round int, query string, budget in
 	if sres.SemanticErr != nil {
 		e.log.WarnContext(ctx, "history search went on without its semantic leg", "turn", t.tr.ID, "err", sres.SemanticErr)
 	}
+	final := round+1 >= e.cfg.SearchRounds
+	var block string
+	sres.Hits, block = fitHits(sres.Hits, budget, func(h []search.Hit) string { return search.FormatHits(t.lang, query, h, final) })
+	sres.Chars = hitChars(sres.Hits)
 	ev := SearchEvent{Round: round + 1, Query: query, Keywords: sres.Keywords, Hits: sres.Hits, Chars: sres.Chars, TookMS: ms(sres.Took)}
 	st := SearchTrace{Round: ev.Round, Query: query, Keywords: sres.Keywords, Related: sres.Related, HitIDs: []int64{}, Scores: []float64{}, Chars: sres.Chars, TookMS: ev.TookMS}
 	for _, h := range sres.Hits {
@@ -171,7 +175,6 @@ func (t *turnRun) search(ctx context.Context, round int, query string, budget in
 	if err := t.fn(Event{Search: &ev}); err != nil {
 		return "", err
 	}
-	block := search.FormatHits(t.lang, query, sres.Hits, round+1 >= e.cfg.SearchRounds)
 	t.found.Chars += len([]rune(block))
 	t.found.Items += len(sres.Hits)
 	return block, nil
