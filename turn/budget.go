@@ -57,14 +57,25 @@ func (t *turnRun) room(extra []llm.Message) int {
 // characters, and returns them with their block. The window already gave
 // way for room and the search looked only before it: were the window to
 // give way again for the framing, the messages it dropped would be in
-// neither. At least one hit stays.
+// neither. At least one hit stays. The longest fitting run of the best is
+// found by halving (a block grows with its hits): a few renderings, not
+// one per hit left out.
 func fitHits(hits []search.Hit, room int, format func([]search.Hit) string) ([]search.Hit, string) {
 	block := format(hits)
-	for len(hits) > 1 && utf8.RuneCountInString(block) > room {
-		hits = hits[:len(hits)-1]
-		block = format(hits)
+	if len(hits) <= 1 || utf8.RuneCountInString(block) <= room {
+		return hits, block
 	}
-	return hits, block
+	// The first n hits fit for n < hi only; n = 1 stays whatever its size.
+	lo, hi := 1, len(hits)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if utf8.RuneCountInString(format(hits[:mid])) <= room {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hits[:lo], format(hits[:lo])
 }
 
 // hitChars is the characters of hits' contents.
