@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"yakor/words"
 )
@@ -119,13 +120,32 @@ func searchOffered(msgs []Message) bool {
 	return false
 }
 
-// foundLines returns the hit lines of a block of search hits.
+// foundLines returns the hit lines of a block of search hits, each with
+// the time of its group: search.FormatHits writes a line "2006-01-02
+// 15:04:" before the hits of that minute, and each hit as "(author)
+// content"; a line comes back as "(2006-01-02 15:04, author) content".
 func foundLines(block string) []string {
 	var out []string
+	at := ""
 	for _, line := range strings.Split(block, "\n") {
-		if strings.HasPrefix(line, "(") {
-			out = append(out, line)
+		if t, ok := strings.CutSuffix(line, ":"); ok && isMinute(t) {
+			at = t
+			continue
 		}
+		rest, ok := strings.CutPrefix(line, "(")
+		if !ok {
+			continue
+		}
+		if at != "" {
+			line = "(" + at + ", " + rest
+		}
+		out = append(out, line)
 	}
 	return out
+}
+
+// isMinute reports whether s is a time as "2006-01-02 15:04".
+func isMinute(s string) bool {
+	_, err := time.Parse("2006-01-02 15:04", s)
+	return err == nil
 }

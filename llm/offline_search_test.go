@@ -58,7 +58,11 @@ func TestOfflineSearchProtocol(t *testing.T) {
 			}
 
 			msgs = append(msgs, llm.Message{Role: "assistant", Content: reply})
-			hits := []search.Hit{{MessageID: 1, Role: "user", Content: tt.hit, CreatedAt: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)}}
+			// Two minutes' groups: the hit answering is quoted with its own.
+			hits := []search.Hit{
+				{MessageID: 2, Role: "user", Content: tt.hit, CreatedAt: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)},
+				{MessageID: 1, Role: "user", Content: tt.earlier, CreatedAt: time.Date(2025, 2, 28, 9, 30, 0, 0, time.UTC)},
+			}
 			for _, final := range []bool{false, true} {
 				found := ask(t, append(msgs, llm.Message{Role: "user", Content: search.FormatHits(tt.lang, tt.wantQuery, hits, final)}))
 				if !strings.Contains(found, tt.wantFound) {

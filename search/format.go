@@ -57,8 +57,13 @@ func FormatHits(lang, query string, hits []Hit, final bool) string {
 		} else {
 			fmt.Fprintf(&b, "%s \"%s\" — %d messages, oldest first]\n", FoundOpen, fence.Inline(query), len(sorted))
 		}
+		day := ""
 		for _, h := range sorted {
-			fmt.Fprintf(&b, "(%s, %s) %s\n", h.CreatedAt.UTC().Format("2006-01-02 15:04"), fence.Inline(author(h, ru)), fence.Text(h.Content))
+			if d := h.CreatedAt.UTC().Format("2006-01-02 15:04"); d != day {
+				day = d
+				fmt.Fprintf(&b, "%s:\n", d)
+			}
+			fmt.Fprintf(&b, "(%s) %s\n", fence.Inline(author(h, ru)), fence.Text(h.Content))
 		}
 		if ru {
 			b.WriteString("[КОНЕЦ НАЙДЕННОГО]")

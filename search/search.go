@@ -16,7 +16,7 @@ import (
 // Defaults of a search.
 const (
 	DefaultBudget = 8000 // characters of hits
-	DefaultLimit  = 80   // hits at most
+	DefaultLimit  = 120  // hits at most
 	// rrfK is the constant of reciprocal rank fusion.
 	rrfK = 60
 	// speakerBoost weighs the fused score of a message by a speaker the

@@ -99,13 +99,14 @@ func TestPromptBudget(t *testing.T) {
 	}
 }
 
-// TestPreviewKeepsPromptBudget: the memory-only preview of a message
-// builds the prompt as a turn does, the prompt budget included: the
-// window gives way for the search's hits, which then reach what it gave
-// up.
-func TestPreviewKeepsPromptBudget(t *testing.T) {
+// previewNotes imports into a new thread a price list and notes of 930
+// characters each, and previews the question about the price with the
+// prompt budget promptChars; it returns the preview and the stored
+// messages.
+func previewNotes(t *testing.T, promptChars, notes int) (turn.Preview, []history.Message) {
+	t.Helper()
 	cfg := apptest.Config()
-	cfg.WindowChars, cfg.PromptChars = 20000, 8000
+	cfg.WindowChars, cfg.PromptChars = 20000, promptChars
 	s := apptest.New(t, cfg, app.WithInlineJobs())
 	ctx := s.Local.Context(t.Context())
 	th, err := s.History.CreateThread(ctx, s.Local, history.ThreadCreate{Title: "t"})
@@ -114,20 +115,52 @@ func TestPreviewKeepsPromptBudget(t *testing.T) {
 	}
 	scope := s.Local.WithThread(th.ID)
 	msgs := []history.NewMessage{{Role: "user", Content: "Price list: the oak board costs 3400 rub per sheet."}}
-	for i := range 14 {
+	for i := range notes {
 		msgs = append(msgs, history.NewMessage{Role: "user", Content: fmt.Sprintf("Note %d: %s", i, strings.Repeat("we talk about the kitchen layout and the delivery window. ", 16))})
 	}
-	if _, err := s.Engine.Import(ctx, scope, msgs); err != nil {
+	stored, err := s.Engine.Import(ctx, scope, msgs)
+	if err != nil {
 		t.Fatal(err)
 	}
 	pv, err := s.Engine.Preview(ctx, scope, "What did the oak board cost?")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pv.Prompt.TotalChars(); got > cfg.PromptChars {
-		t.Errorf("the preview's prompt holds %d characters, over the budget of %d", got, cfg.PromptChars)
+	return pv, stored
+}
+
+// TestPreviewKeepsPromptBudget: the memory-only preview of a message
+// builds the prompt as a turn does, the prompt budget included: the
+// window gives way for the search's hits, which then reach what it gave
+// up.
+func TestPreviewKeepsPromptBudget(t *testing.T) {
+	const budget = 8000
+	pv, _ := previewNotes(t, budget, 14)
+	if got := pv.Prompt.TotalChars(); got > budget {
+		t.Errorf("the preview's prompt holds %d characters, over the budget of %d", got, budget)
 	}
 	if !slices.ContainsFunc(pv.Search.Hits, func(h search.Hit) bool { return strings.Contains(h.Content, "3400") }) {
 		t.Errorf("the preview's search did not reach the price the window gave up: %d hits", len(pv.Search.Hits))
+	}
+}
+
+// TestWindowKeepsItsNewestForASearch: however little the prompt budget
+// leaves, the window gives way for a search only down to its newest 2,000
+// characters (the exchange the user is in), never the newest of them.
+func TestWindowKeepsItsNewestForASearch(t *testing.T) {
+	pv, stored := previewNotes(t, 3000, 8)
+	var want []int64
+	for _, m := range stored[len(stored)-3:] {
+		want = append(want, m.ID)
+	}
+	var window []int64
+	for _, l := range pv.Prompt.Layers {
+		if l.Name == turn.LayerWindow {
+			window = l.MessageIDs
+		}
+	}
+	// Three notes are the fewest newest that hold 2,000 characters.
+	if !slices.Equal(window, want) {
+		t.Errorf("the window kept messages %v, want the newest three %v", window, want)
 	}
 }

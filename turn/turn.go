@@ -40,7 +40,7 @@ type Config struct {
 	SystemPrompt    string        // "" uses the built-in one
 	StaleTurnAfter  time.Duration // a turn running longer is taken for abandoned; default 15m
 	SearchRounds    int           // searches the model may make in one turn; 0: none (DefaultConfig: 2)
-	SearchBudget    int           // characters of hits per search, their framing included; default 15,000 (half the prompt)
+	SearchBudget    int           // characters of hits per search, their framing included; default 18,000 (three fifths of the prompt)
 	// PromptChars bounds a whole prompt, with what its searches find: the
 	// window's oldest messages (never its summary) give way to fit it, and
 	// a search finds no more than is left; default 30,000.
@@ -107,7 +107,7 @@ type Facts interface {
 func DefaultConfig() Config {
 	return Config{
 		WindowChars: 20_000, MaxMessageChars: 100_000, MaxReplyChars: 100_000, StaleTurnAfter: 15 * time.Minute,
-		SearchRounds: 2, SearchBudget: 15_000, PromptChars: 30_000, AnchorMode: AnchorAsync,
+		SearchRounds: 2, SearchBudget: 18_000, PromptChars: 30_000, AnchorMode: AnchorAsync,
 	}
 }
 
