@@ -38,9 +38,9 @@ const (
 )
 
 // FormatHits renders a search's hits for the model's next pass: a fenced
-// block in the conversation's language, oldest first, each hit with its
-// date and author. No hits says so. final tells the model it must answer
-// now.
+// block in the conversation's language, oldest first, a line with the
+// date and time before each minute's hits, each hit with its author. No
+// hits says so. final tells the model it must answer now.
 func FormatHits(lang, query string, hits []Hit, final bool) string {
 	ru := lang == "ru"
 	var b strings.Builder
@@ -57,11 +57,11 @@ func FormatHits(lang, query string, hits []Hit, final bool) string {
 		} else {
 			fmt.Fprintf(&b, "%s \"%s\" — %d messages, oldest first]\n", FoundOpen, fence.Inline(query), len(sorted))
 		}
-		day := ""
+		minute := "" // a line with the time before each minute's hits
 		for _, h := range sorted {
-			if d := h.CreatedAt.UTC().Format("2006-01-02 15:04"); d != day {
-				day = d
-				fmt.Fprintf(&b, "%s:\n", d)
+			if m := h.CreatedAt.UTC().Format("2006-01-02 15:04"); m != minute {
+				minute = m
+				fmt.Fprintf(&b, "%s:\n", m)
 			}
 			fmt.Fprintf(&b, "(%s) %s\n", fence.Inline(author(h, ru)), fence.Text(h.Content))
 		}
